@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * torus.ko internal interfaces.
+ */
+#ifndef _TORUS_H
+#define _TORUS_H
+
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/torus.h>
+
+#define TORUS_REASON_LEN	64
+#define TORUS_NEEDED_HEADROOM	(ETH_HLEN + TORUS_HDR_LEN)
+
+/**
+ * struct torus_geom - where a node sits in the fabric
+ * @ndims: number of axes in use (0: not configured)
+ * @wrap: bit per axis, set for a ring (torus), clear for a line (mesh)
+ * @coord: this node's coordinates
+ * @dims: extent per axis
+ */
+struct torus_geom {
+	u8 ndims;
+	u8 wrap;
+	u8 coord[TORUS_MAX_AXES];
+	u16 dims[TORUS_MAX_AXES];
+};
+
+/**
+ * struct torus_route_exc - per-destination exception to DOR
+ * @dst: destination coordinates (unused axes 0)
+ * @via: intermediate node, valid if @has_via
+ * @dir: leave by this global direction, TORUS_DIR_NONE if unused
+ * @has_via: route to @via first (lambs' first round)
+ */
+struct torus_route_exc {
+	u8 dst[TORUS_MAX_AXES];
+	u8 via[TORUS_MAX_AXES];
+	u8 dir;
+	bool has_via;
+};
+
+/* Sorted by @dst; replaced as a whole under RTNL, read under RCU. */
+struct torus_rtable {
+	struct rcu_head rcu;
+	u32 count;
+	struct torus_route_exc exc[];
+};
+
+struct torus_pcpu_stats {
+	u64_stats_t rx_packets;
+	u64_stats_t rx_bytes;
+	u64_stats_t tx_packets;
+	u64_stats_t tx_bytes;
+	u64_stats_t fwd_packets;
+	u64_stats_t drops[__TORUS_DROP_MAX];
+	struct u64_stats_sync syncp;
+};
+
+struct torus_stats {
+	u64 rx_packets;
+	u64 rx_bytes;
+	u64 tx_packets;
+	u64 tx_bytes;
+	u64 fwd_packets;
+	u64 drops;
+	u64 drop[__TORUS_DROP_MAX];
+};
+
+struct torus_node;
+
+/**
+ * struct torus_port - a device enslaved to a node device
+ * @list: in torus_node.ports (RTNL; RCU for readers)
+ * @dev: the port's net_device (a torport or any Ethernet device)
+ * @node: the node it serves
+ * @stats: frames the fabric took from / gave to this port, and drops
+ *	attributed to it
+ * @label: physical direction label, TORUS_DIR_NONE if none
+ * @rcu: deferred free
+ */
+struct torus_port {
+	struct list_head list;
+	struct net_device *dev;
+	struct torus_node *node;
+	struct torus_pcpu_stats __percpu *stats;
+	u8 label;
+	struct rcu_head rcu;
+};
+
+/**
+ * struct torus_fib - the forwarding state of a node, replaced as a whole
+ * @geom: coordinates, extents and wrap
+ * @placed: the node forwards (state is TORUS_STATE_PLACED)
+ * @hop_limit: initial hop limit of frames this node originates
+ * @map: global direction -> port
+ */
+struct torus_fib {
+	struct rcu_head rcu;
+	struct torus_geom geom;
+	bool placed;
+	u8 hop_limit;
+	struct torus_port *map[TORUS_MAX_DIRS];
+};
+
+/**
+ * struct torus_node - private data of a node device (type torus)
+ * @dev: the node device
+ * @ports: enslaved ports (RTNL)
+ * @fib: forwarding state (RCU; written under RTNL)
+ * @routes: route exceptions (RCU; written under RTNL)
+ * @stats: node counters
+ * @id: unique node id
+ * @state: enum torus_node_state
+ * @role: enum torus_node_role
+ * @hop_limit: configured hop limit, 0 for the default
+ * @reason: why the node is in its state
+ * @generation: bumped on every change, reported in dumps
+ */
+struct torus_node {
+	struct net_device *dev;
+	struct list_head ports;
+	struct torus_fib __rcu *fib;
+	struct torus_rtable __rcu *routes;
+	struct torus_pcpu_stats __percpu *stats;
+	u64 id;
+	u8 state;
+	u8 role;
+	u8 hop_limit;
+	char reason[TORUS_REASON_LEN];
+	u32 generation;
+};
+
+/**
+ * struct torport_priv - one end of a torport cable
+ * @peer: the other end, possibly in another netns
+ * @stats: device counters (ip -s link) and cable drops
+ * @loss_ppm: frames lost on purpose per million (fault injection)
+ * @label: physical direction label of this end
+ * @cut: the cable is cut: no carrier on either end
+ */
+struct torport_priv {
+	struct net_device __rcu *peer;
+	struct torus_pcpu_stats __percpu *stats;
+	u32 loss_ppm;
+	u8 label;
+	bool cut;
+};
+
+/* torus_route.c: pure routing logic */
+bool torus_coord_valid(const struct torus_geom *g, const u8 *coord);
+u8 torus_dor_next_dir(const struct torus_geom *g, const u8 *cur,
+		      const u8 *dst);
+unsigned int torus_dor_hops(const struct torus_geom *g, const u8 *src,
+			    const u8 *dst);
+u8 torus_next_dir(const struct torus_geom *g, const struct torus_rtable *rt,
+		  struct torus_hdr *h, bool at_source, bool *exception);
+int torus_addr4_to_coord(const struct torus_geom *g, __be32 addr, u8 *coord);
+int torus_addr6_to_coord(const struct torus_geom *g,
+			 const struct in6_addr *addr, u8 *coord);
+__be32 torus_coord_to_addr4(const u8 *coord);
+void torus_coord_to_addr6(const u8 *coord, struct in6_addr *addr);
+const struct torus_route_exc *
+torus_rtable_lookup(const struct torus_rtable *rt, const u8 *dst);
+struct torus_rtable *torus_rtable_upsert(const struct torus_rtable *old,
+					 const struct torus_route_exc *exc);
+struct torus_rtable *torus_rtable_remove(const struct torus_rtable *old,
+					 const u8 *dst);
+
+/* torus_frame.c: frame header */
+void torus_hdr_init(struct torus_hdr *h, u8 type, __be16 proto,
+		    const u8 *src, const u8 *dst, u8 hop_limit);
+int torus_hdr_check(const struct torus_hdr *h, const struct torus_geom *g);
+int torus_frame_pull(struct sk_buff *skb, struct torus_hdr **hp);
+
+/* torus_stats.c */
+struct torus_pcpu_stats __percpu *torus_stats_alloc(void);
+void torus_stats_read(struct torus_pcpu_stats __percpu *p,
+		      struct torus_stats *out);
+void torus_stats_reset(struct torus_pcpu_stats __percpu *p);
+void torus_stats_rx(struct torus_pcpu_stats __percpu *p, unsigned int len);
+void torus_stats_tx(struct torus_pcpu_stats __percpu *p, unsigned int len);
+void torus_stats_fwd(struct torus_pcpu_stats __percpu *p);
+void torus_stats_drop(struct torus_pcpu_stats __percpu *p,
+		      enum torus_drop_reason reason);
+
+/* torus_node.c: node device */
+extern struct rtnl_link_ops torus_node_link_ops;
+bool netif_is_torus_node(const struct net_device *dev);
+struct torus_port *torus_port_from_dev(const struct net_device *dev);
+int torus_node_set_fib(struct torus_node *node, const struct torus_geom *g,
+		       bool placed, struct torus_port *const *map);
+u8 torus_port_global_dir(const struct torus_fib *fib,
+			 const struct torus_port *port);
+void torus_node_release_port(struct torus_port *port);
+int torus_node_notifier_init(void);
+void torus_node_notifier_exit(void);
+
+/* torus_port.c: torport cables */
+extern struct rtnl_link_ops torport_link_ops;
+bool netif_is_torport(const struct net_device *dev);
+int torport_set_cable(struct net_device *dev, int carrier, s64 loss_ppm,
+		      struct netlink_ext_ack *extack);
+
+/* torus_fwd.c: data path */
+netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev);
+rx_handler_result_t torus_handle_frame(struct sk_buff **pskb);
+
+/* torus_netlink.c */
+int torus_netlink_init(void);
+void torus_netlink_exit(void);
+void torus_notify_node(struct torus_node *node);
+void torus_notify_port(struct torus_port *port);
+
+#endif /* _TORUS_H */

@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The data path.  Packets the node device sends get a torus header with
+ * the destination's coordinates (from the address plan) and leave by the
+ * port the route picks.  Frames arriving on a port are forwarded hop by
+ * hop without touching the IP stack of transit nodes, and delivered to
+ * the node device at their destination.  Every drop is counted by reason.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+
+#include "torus.h"
+
+static void torus_drop(struct torus_node *node, struct torus_port *port,
+		       struct sk_buff *skb, enum torus_drop_reason reason)
+{
+	torus_stats_drop(node->stats, reason);
+	if (port)
+		torus_stats_drop(port->stats, reason);
+	kfree_skb(skb);
+}
+
+/* Point-to-point cables address the peer; other Ethernet ports flood. */
+static void torus_eth_dest(struct net_device *odev, u8 *dest)
+{
+	struct net_device *peer = NULL;
+
+	if (netif_is_torport(odev)) {
+		struct torport_priv *priv = netdev_priv(odev);
+
+		peer = rcu_dereference(priv->peer);
+	}
+	if (peer)
+		ether_addr_copy(dest, peer->dev_addr);
+	else
+		eth_broadcast_addr(dest);
+}
+
+/* Send a frame (data at its torus header) out of the port for @dir. */
+static void torus_port_send(struct torus_node *node,
+			    const struct torus_fib *fib, struct sk_buff *skb,
+			    u8 dir)
+{
+	struct torus_port *out = dir < TORUS_MAX_DIRS ? fib->map[dir] : NULL;
+	struct net_device *odev;
+	struct ethhdr *eth;
+
+	if (unlikely(!out)) {
+		torus_drop(node, NULL, skb, TORUS_DROP_NO_PORT);
+		return;
+	}
+	odev = out->dev;
+	if (unlikely(!netif_running(odev) || !netif_carrier_ok(odev))) {
+		torus_drop(node, out, skb, TORUS_DROP_LINK_DOWN);
+		return;
+	}
+	if (unlikely(skb_cow_head(skb, ETH_HLEN))) {
+		torus_drop(node, out, skb, TORUS_DROP_NOMEM);
+		return;
+	}
+	eth = skb_push(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
+	eth->h_proto = htons(ETH_P_TORUS);
+	ether_addr_copy(eth->h_source, odev->dev_addr);
+	torus_eth_dest(odev, eth->h_dest);
+	skb->dev = odev;
+	skb->protocol = htons(ETH_P_TORUS);
+	torus_stats_tx(out->stats, skb->len);
+	dev_queue_xmit(skb);
+}
+
+/* Strip the torus header and hand the packet to the node device. */
+static void torus_deliver_prepare(struct torus_node *node,
+				  struct sk_buff *skb, __be16 proto)
+{
+	skb_pull_rcsum(skb, TORUS_HDR_LEN);
+	skb->protocol = proto;
+	skb->dev = node->dev;
+	skb->pkt_type = PACKET_HOST;
+	skb_reset_network_header(skb);
+	skb_reset_mac_header(skb);
+	skb->mac_len = 0;
+	torus_stats_rx(node->stats, skb->len);
+}
+
+/* Destination coordinates from the IP header, by the address plan. */
+static int torus_skb_dst_coord(struct sk_buff *skb,
+			       const struct torus_geom *g, u8 *dst)
+{
+	switch (skb->protocol) {
+	case htons(ETH_P_IP): {
+		const struct iphdr *iph;
+
+		if (!pskb_may_pull(skb, sizeof(*iph)))
+			return TORUS_DROP_MALFORMED;
+		iph = (const struct iphdr *)skb->data;
+		if (iph->version != 4)
+			return TORUS_DROP_MALFORMED;
+		if (g->ndims > TORUS_IPV4_MAX_AXES)
+			return TORUS_DROP_BAD_ADDR;
+		if (torus_addr4_to_coord(g, iph->daddr, dst))
+			return TORUS_DROP_BAD_ADDR;
+		return 0;
+	}
+	case htons(ETH_P_IPV6): {
+		const struct ipv6hdr *ip6h;
+
+		if (!pskb_may_pull(skb, sizeof(*ip6h)))
+			return TORUS_DROP_MALFORMED;
+		ip6h = (const struct ipv6hdr *)skb->data;
+		if (ip6h->version != 6)
+			return TORUS_DROP_MALFORMED;
+		if (torus_addr6_to_coord(g, &ip6h->daddr, dst))
+			return TORUS_DROP_BAD_ADDR;
+		return 0;
+	}
+	default:
+		return TORUS_DROP_PROTO;
+	}
+}
+
+netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct torus_node *node = netdev_priv(dev);
+	const struct torus_fib *fib;
+	u8 dst[TORUS_MAX_AXES], dir;
+	struct torus_hdr *h;
+	bool exception;
+	int reason;
+
+	rcu_read_lock();
+	fib = rcu_dereference(node->fib);
+	if (unlikely(!fib || !fib->placed)) {
+		reason = TORUS_DROP_NOT_PLACED;
+		goto drop;
+	}
+	reason = torus_skb_dst_coord(skb, &fib->geom, dst);
+	if (unlikely(reason))
+		goto drop;
+	if (unlikely(skb_cow_head(skb, TORUS_NEEDED_HEADROOM))) {
+		reason = TORUS_DROP_NOMEM;
+		goto drop;
+	}
+	torus_stats_tx(node->stats, skb->len);
+
+	h = skb_push(skb, TORUS_HDR_LEN);
+	torus_hdr_init(h, TORUS_T_DATA, skb->protocol, fib->geom.coord, dst,
+		       fib->hop_limit);
+	dir = torus_next_dir(&fib->geom, rcu_dereference(node->routes), h,
+			     true, &exception);
+	if (dir == TORUS_DIR_NONE) {
+		/* to ourselves: normally the stack loops this back itself */
+		torus_deliver_prepare(node, skb, h->proto);
+		netif_rx(skb);
+	} else {
+		torus_port_send(node, fib, skb, dir);
+	}
+	rcu_read_unlock();
+	return NETDEV_TX_OK;
+
+drop:
+	torus_drop(node, NULL, skb, reason);
+	rcu_read_unlock();
+	return NETDEV_TX_OK;
+}
+
+/* rx_handler of every port: called under RCU in softirq. */
+rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	struct torus_port *port = rcu_dereference(skb->dev->rx_handler_data);
+	struct torus_node *node = port->node;
+	const struct torus_fib *fib;
+	struct torus_hdr *h;
+	bool exception;
+	int reason;
+	u8 dir;
+
+	if (skb->protocol != htons(ETH_P_TORUS))
+		return RX_HANDLER_PASS;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (unlikely(!skb)) {
+		torus_stats_drop(node->stats, TORUS_DROP_NOMEM);
+		return RX_HANDLER_CONSUMED;
+	}
+	*pskb = skb;
+
+	reason = torus_frame_pull(skb, &h);
+	if (unlikely(reason))
+		goto drop;
+	torus_stats_rx(port->stats, skb->len);
+	/* control frames are the daemon's: pass them to packet sockets */
+	if (h->type == TORUS_T_CTRL && h->version == TORUS_HDR_VERSION)
+		return RX_HANDLER_PASS;
+
+	fib = rcu_dereference(node->fib);
+	if (unlikely(!fib || !fib->placed)) {
+		reason = TORUS_DROP_NOT_PLACED;
+		goto drop;
+	}
+	reason = torus_hdr_check(h, &fib->geom);
+	if (unlikely(reason))
+		goto drop;
+	if (unlikely(skb_ensure_writable(skb, TORUS_HDR_LEN))) {
+		reason = TORUS_DROP_NOMEM;
+		goto drop;
+	}
+	h = (struct torus_hdr *)skb->data;
+
+	dir = torus_next_dir(&fib->geom, rcu_dereference(node->routes), h,
+			     false, &exception);
+	if (dir == TORUS_DIR_NONE) {
+		torus_deliver_prepare(node, skb, h->proto);
+		return RX_HANDLER_ANOTHER;
+	}
+	if (unlikely(h->hop_limit <= 1)) {
+		reason = TORUS_DROP_HOP_LIMIT;
+		goto drop;
+	}
+	h->hop_limit--;
+	torus_stats_fwd(node->stats);
+	torus_port_send(node, fib, skb, dir);
+	return RX_HANDLER_CONSUMED;
+
+drop:
+	torus_drop(node, port, skb, reason);
+	return RX_HANDLER_CONSUMED;
+}

@@ -1,0 +1,1132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink family "torus": node configuration, ports, the port
+ * map, cable control, route lookup and exceptions, and events.  Every
+ * request is validated by the policy; changes need CAP_NET_ADMIN in the
+ * user namespace owning the device's netns.  Replies, dumps and
+ * notifications share one fill function per object.
+ */
+#include <linux/if.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/net_namespace.h>
+#include <net/netlink.h>
+#include <net/sock.h>
+
+#include "torus.h"
+
+static struct genl_family torus_genl_family;
+static bool torus_genl_ready;
+
+static struct netlink_range_validation torus_loss_range = {
+	.max = TORUS_LOSS_PPM_MAX,
+};
+
+static const struct nla_policy torus_coord_policy[TORUS_MAX_AXES + 1] = {
+	[1 ... TORUS_MAX_AXES] = NLA_POLICY_MAX(NLA_U32, TORUS_MAX_EXTENT - 1),
+};
+
+static const struct nla_policy torus_dims_policy[TORUS_MAX_AXES + 1] = {
+	[1 ... TORUS_MAX_AXES] = NLA_POLICY_RANGE(NLA_U32, 1, TORUS_MAX_EXTENT),
+};
+
+static const struct nla_policy torus_wrap_policy[TORUS_MAX_AXES + 1] = {
+	[1 ... TORUS_MAX_AXES] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+static const struct nla_policy torus_pme_policy[TORUS_PME_A_MAX + 1] = {
+	[TORUS_PME_A_DIR]	= NLA_POLICY_MAX(NLA_U8, TORUS_MAX_DIRS - 1),
+	[TORUS_PME_A_IFINDEX]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy torus_portmap_policy[TORUS_A_PORTMAP_ENTRY + 1] = {
+	[TORUS_A_PORTMAP_ENTRY]	= NLA_POLICY_NESTED(torus_pme_policy),
+};
+
+static const struct nla_policy torus_route_policy[TORUS_ROUTE_A_MAX + 1] = {
+	[TORUS_ROUTE_A_DST]	= NLA_POLICY_NESTED(torus_coord_policy),
+	[TORUS_ROUTE_A_VIA]	= NLA_POLICY_NESTED(torus_coord_policy),
+	[TORUS_ROUTE_A_DIR]	= NLA_POLICY_MAX(NLA_U8, TORUS_MAX_DIRS - 1),
+	[TORUS_ROUTE_A_NEXT_DIR]	= { .type = NLA_REJECT },
+	[TORUS_ROUTE_A_NEXT_PORT]	= { .type = NLA_REJECT },
+	[TORUS_ROUTE_A_EXCEPTION]	= { .type = NLA_REJECT },
+	[TORUS_ROUTE_A_HOPS]		= { .type = NLA_REJECT },
+};
+
+static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
+	[TORUS_A_IFINDEX]	= { .type = NLA_U32 },
+	[TORUS_A_IFNAME]	= { .type = NLA_STRING, .len = IFNAMSIZ - 1 },
+	[TORUS_A_NODE_ID]	= { .type = NLA_U64 },
+	[TORUS_A_COORD]		= NLA_POLICY_NESTED(torus_coord_policy),
+	[TORUS_A_DIMS]		= NLA_POLICY_NESTED(torus_dims_policy),
+	[TORUS_A_WRAP]		= NLA_POLICY_NESTED(torus_wrap_policy),
+	[TORUS_A_STATE]		= NLA_POLICY_MAX(NLA_U8, TORUS_STATE_MAX),
+	[TORUS_A_ROLE]		= NLA_POLICY_MAX(NLA_U8, TORUS_ROLE_MAX),
+	[TORUS_A_REASON]	= { .type = NLA_STRING,
+				    .len = TORUS_REASON_LEN - 1 },
+	[TORUS_A_HOP_LIMIT]	= { .type = NLA_U8 },
+	[TORUS_A_STATS]		= { .type = NLA_REJECT },
+	[TORUS_A_PORT]		= { .type = NLA_REJECT },
+	[TORUS_A_PORTMAP]	= NLA_POLICY_NESTED(torus_portmap_policy),
+	[TORUS_A_PORT_IFINDEX]	= { .type = NLA_U32 },
+	[TORUS_A_CARRIER]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[TORUS_A_LOSS_PPM]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&torus_loss_range),
+	[TORUS_A_ROUTE]		= NLA_POLICY_NESTED(torus_route_policy),
+	[TORUS_A_GENERATION]	= { .type = NLA_REJECT },
+};
+
+/* ---- parsing helpers ---- */
+
+/*
+ * A per-axis array: attribute type axis + 1, each axis once, from x on
+ * without gaps.  Return: the number of axes, or a negative error.
+ */
+static int torus_nl_parse_axes(struct nlattr *nest, u32 *vals,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *attr;
+	u32 seen = 0;
+	int rem, n;
+
+	memset(vals, 0, TORUS_MAX_AXES * sizeof(*vals));
+	nla_for_each_nested(attr, nest, rem) {
+		int axis = nla_type(attr) - 1;
+
+		if (axis < 0 || axis >= TORUS_MAX_AXES || seen & BIT(axis)) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "torus: axis given twice or out of range");
+			return -EINVAL;
+		}
+		seen |= BIT(axis);
+		vals[axis] = nla_len(attr) == sizeof(u8) ? nla_get_u8(attr) :
+							   nla_get_u32(attr);
+	}
+	n = hweight32(seen);
+	if (seen != BIT(n) - 1) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "torus: axes must be given from x on without gaps");
+		return -EINVAL;
+	}
+	return n;
+}
+
+static int torus_nl_parse_coord(struct nlattr *nest,
+				const struct torus_geom *g, u8 *coord,
+				struct netlink_ext_ack *extack)
+{
+	u32 vals[TORUS_MAX_AXES];
+	int n, axis;
+
+	n = torus_nl_parse_axes(nest, vals, extack);
+	if (n < 0)
+		return n;
+	for (axis = 0; axis < TORUS_MAX_AXES; axis++)
+		coord[axis] = vals[axis];
+	if (n != g->ndims || !torus_coord_valid(g, coord)) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "torus: coordinates outside the node's extents");
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* The node device named by TORUS_A_IFINDEX or TORUS_A_IFNAME.  RTNL. */
+static struct torus_node *torus_nl_get_node(struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct net_device *dev = NULL;
+	struct nlattr *attr;
+
+	attr = info->attrs[TORUS_A_IFINDEX];
+	if (attr) {
+		dev = __dev_get_by_index(net, nla_get_u32(attr));
+	} else if (info->attrs[TORUS_A_IFNAME]) {
+		char name[IFNAMSIZ];
+
+		attr = info->attrs[TORUS_A_IFNAME];
+		nla_strscpy(name, attr, IFNAMSIZ);
+		dev = __dev_get_by_name(net, name);
+	} else {
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: missing node device (ifindex or ifname)");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr, "torus: no such device");
+		return ERR_PTR(-ENODEV);
+	}
+	if (!netif_is_torus_node(dev)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "torus: not a torus node device");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	return netdev_priv(dev);
+}
+
+/* ---- fill functions, one per object ---- */
+
+static int torus_nl_put_axes(struct sk_buff *skb, int type,
+			     const struct torus_geom *g, int what)
+{
+	struct nlattr *nest;
+	int axis, err = 0;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	for (axis = 0; axis < g->ndims && !err; axis++) {
+		if (what == TORUS_A_WRAP)
+			err = nla_put_u8(skb, TORUS_AXIS_A(axis),
+					 !!(g->wrap & BIT(axis)));
+		else if (what == TORUS_A_DIMS)
+			err = nla_put_u32(skb, TORUS_AXIS_A(axis),
+					  g->dims[axis]);
+		else
+			err = nla_put_u32(skb, TORUS_AXIS_A(axis),
+					  g->coord[axis]);
+	}
+	if (err) {
+		nla_nest_cancel(skb, nest);
+		return err;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int torus_nl_put_coord(struct sk_buff *skb, int type, const u8 *coord,
+			      u8 ndims)
+{
+	struct torus_geom g = { .ndims = ndims };
+
+	memcpy(g.coord, coord, TORUS_MAX_AXES);
+	return torus_nl_put_axes(skb, type, &g, 0);
+}
+
+static int torus_nl_put_stats(struct sk_buff *skb, int type,
+			      const struct torus_stats *st)
+{
+	struct nlattr *nest, *drop;
+	int i;
+
+	nest = nla_nest_start(skb, type);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, TORUS_STATS_A_RX_PACKETS, st->rx_packets,
+			      TORUS_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, TORUS_STATS_A_RX_BYTES, st->rx_bytes,
+			      TORUS_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, TORUS_STATS_A_TX_PACKETS, st->tx_packets,
+			      TORUS_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, TORUS_STATS_A_TX_BYTES, st->tx_bytes,
+			      TORUS_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, TORUS_STATS_A_FWD_PACKETS, st->fwd_packets,
+			      TORUS_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, TORUS_STATS_A_DROPS, st->drops,
+			      TORUS_STATS_A_PAD))
+		goto cancel;
+	drop = nla_nest_start(skb, TORUS_STATS_A_DROP);
+	if (!drop)
+		goto cancel;
+	for (i = 0; i < __TORUS_DROP_MAX; i++)
+		if (nla_put_u64_64bit(skb, i + 1, st->drop[i],
+				      TORUS_STATS_A_PAD))
+			goto cancel;
+	nla_nest_end(skb, drop);
+	nla_nest_end(skb, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+static int torus_nl_fill_node(struct sk_buff *skb, struct torus_node *node,
+			      u8 cmd, u32 portid, u32 seq, int flags)
+{
+	const struct torus_fib *fib = rtnl_dereference(node->fib);
+	struct torus_stats st;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &torus_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	torus_stats_read(node->stats, &st);
+	if (nla_put_u32(skb, TORUS_A_IFINDEX, node->dev->ifindex) ||
+	    nla_put_string(skb, TORUS_A_IFNAME, node->dev->name) ||
+	    nla_put_u64_64bit(skb, TORUS_A_NODE_ID, node->id, TORUS_A_PAD) ||
+	    nla_put_u8(skb, TORUS_A_STATE, node->state) ||
+	    nla_put_u8(skb, TORUS_A_ROLE, node->role) ||
+	    nla_put_string(skb, TORUS_A_REASON, node->reason) ||
+	    nla_put_u8(skb, TORUS_A_HOP_LIMIT, fib->hop_limit) ||
+	    nla_put_u32(skb, TORUS_A_GENERATION, node->generation))
+		goto cancel;
+	if (fib->geom.ndims &&
+	    (torus_nl_put_axes(skb, TORUS_A_COORD, &fib->geom, 0) ||
+	     torus_nl_put_axes(skb, TORUS_A_DIMS, &fib->geom, TORUS_A_DIMS) ||
+	     torus_nl_put_axes(skb, TORUS_A_WRAP, &fib->geom, TORUS_A_WRAP)))
+		goto cancel;
+	if (torus_nl_put_stats(skb, TORUS_A_STATS, &st))
+		goto cancel;
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* Counters of a port: fabric frames if enslaved, plus cable drops. */
+static void torus_nl_port_stats(struct net_device *dev,
+				struct torus_port *port, struct torus_stats *st)
+{
+	struct torus_stats cable;
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	if (port)
+		torus_stats_read(port->stats, st);
+	if (!netif_is_torport(dev))
+		return;
+	torus_stats_read(((struct torport_priv *)netdev_priv(dev))->stats,
+			 &cable);
+	if (!port) {
+		*st = cable;
+		return;
+	}
+	for (i = 0; i < __TORUS_DROP_MAX; i++)
+		st->drop[i] += cable.drop[i];
+	st->drops += cable.drops;
+}
+
+static int torus_nl_fill_port(struct sk_buff *skb, struct net_device *dev,
+			      u8 cmd, u32 portid, u32 seq, int flags)
+{
+	struct torus_port *port = torus_port_from_dev(dev);
+	struct net_device *peer = NULL;
+	u8 label = TORUS_DIR_NONE, gdir = TORUS_DIR_NONE;
+	struct torus_stats st;
+	struct nlattr *nest;
+	u32 loss = 0;
+	void *hdr;
+
+	if (netif_is_torport(dev)) {
+		struct torport_priv *priv = netdev_priv(dev);
+
+		peer = rtnl_dereference(priv->peer);
+		label = priv->label;
+		loss = READ_ONCE(priv->loss_ppm);
+	} else if (port) {
+		label = port->label;
+	}
+	if (port)
+		gdir = torus_port_global_dir(rtnl_dereference(port->node->fib),
+					     port);
+	torus_nl_port_stats(dev, port, &st);
+
+	hdr = genlmsg_put(skb, portid, seq, &torus_genl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (port && nla_put_u32(skb, TORUS_A_IFINDEX, port->node->dev->ifindex))
+		goto cancel;
+	nest = nla_nest_start(skb, TORUS_A_PORT);
+	if (!nest)
+		goto cancel;
+	if (nla_put_u32(skb, TORUS_PORT_A_IFINDEX, dev->ifindex) ||
+	    nla_put_string(skb, TORUS_PORT_A_IFNAME, dev->name) ||
+	    nla_put_u8(skb, TORUS_PORT_A_LABEL, label) ||
+	    nla_put_u8(skb, TORUS_PORT_A_CARRIER,
+		       netif_running(dev) && netif_carrier_ok(dev)) ||
+	    nla_put_u8(skb, TORUS_PORT_A_GLOBAL_DIR, gdir) ||
+	    nla_put_u32(skb, TORUS_PORT_A_LOSS_PPM, loss))
+		goto cancel;
+	if (port && nla_put_u32(skb, TORUS_PORT_A_MASTER,
+				port->node->dev->ifindex))
+		goto cancel;
+	if (peer) {
+		if (nla_put_u32(skb, TORUS_PORT_A_PEER_IFINDEX, peer->ifindex) ||
+		    nla_put_string(skb, TORUS_PORT_A_PEER_IFNAME, peer->name))
+			goto cancel;
+		if (!net_eq(dev_net(dev), dev_net(peer)) &&
+		    nla_put_s32(skb, TORUS_PORT_A_PEER_NETNSID,
+				peernet2id_alloc(dev_net(dev), dev_net(peer),
+						 GFP_KERNEL)))
+			goto cancel;
+	}
+	if (torus_nl_put_stats(skb, TORUS_PORT_A_STATS, &st))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* ---- notifications ---- */
+
+static void torus_nl_multicast(struct net *net, struct sk_buff *skb)
+{
+	genlmsg_multicast_netns(&torus_genl_family, net, skb, 0, 0,
+				GFP_KERNEL);
+}
+
+void torus_notify_node(struct torus_node *node)
+{
+	struct net *net = dev_net(node->dev);
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(torus_genl_ready) ||
+	    !genl_has_listeners(&torus_genl_family, net, 0))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (torus_nl_fill_node(skb, node, TORUS_CMD_NODE_EVENT, 0, 0, 0)) {
+		nlmsg_free(skb);
+		return;
+	}
+	torus_nl_multicast(net, skb);
+}
+
+void torus_notify_port(struct torus_port *port)
+{
+	struct net *net = dev_net(port->dev);
+	struct sk_buff *skb;
+
+	if (!READ_ONCE(torus_genl_ready) ||
+	    !genl_has_listeners(&torus_genl_family, net, 0))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	if (torus_nl_fill_port(skb, port->dev, TORUS_CMD_PORT_EVENT, 0, 0, 0)) {
+		nlmsg_free(skb);
+		return;
+	}
+	torus_nl_multicast(net, skb);
+}
+
+/* ---- node ---- */
+
+static int torus_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct torus_node *node;
+	struct sk_buff *msg;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto err_unlock;
+	}
+	err = torus_nl_fill_node(msg, node, TORUS_CMD_NODE_GET,
+				 info->snd_portid, info->snd_seq, 0);
+	if (err)
+		goto err_unlock;
+	rtnl_unlock();
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	rtnl_unlock();
+	nlmsg_free(msg);
+	return err;
+}
+
+static int torus_nl_node_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	struct net *net = sock_net(skb->sk);
+	struct net_device *dev;
+	long idx = 0;
+
+	rtnl_lock();
+	for_each_netdev(net, dev) {
+		if (!netif_is_torus_node(dev))
+			continue;
+		if (idx++ < cb->args[0])
+			continue;
+		if (torus_nl_fill_node(skb, netdev_priv(dev),
+				       TORUS_CMD_NODE_GET,
+				       NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI)) {
+			idx--;
+			break;
+		}
+	}
+	rtnl_unlock();
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static int torus_nl_parse_geom(struct genl_info *info, struct torus_geom *g)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	u32 coord[TORUS_MAX_AXES], dims[TORUS_MAX_AXES], wrap[TORUS_MAX_AXES];
+	int n, nd, nw, axis;
+
+	if (!info->attrs[TORUS_A_COORD] || !info->attrs[TORUS_A_DIMS]) {
+		NL_SET_ERR_MSG(extack,
+			       "torus: coordinates and extents go together");
+		return -EINVAL;
+	}
+	n = torus_nl_parse_axes(info->attrs[TORUS_A_COORD], coord, extack);
+	if (n < 0)
+		return n;
+	nd = torus_nl_parse_axes(info->attrs[TORUS_A_DIMS], dims, extack);
+	if (nd < 0)
+		return nd;
+	if (!n || n != nd) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_DIMS],
+				    "torus: coordinates and extents need the same, non-zero number of axes");
+		return -EINVAL;
+	}
+	nw = n;
+	if (info->attrs[TORUS_A_WRAP]) {
+		nw = torus_nl_parse_axes(info->attrs[TORUS_A_WRAP], wrap,
+					 extack);
+		if (nw < 0)
+			return nw;
+	} else {
+		for (axis = 0; axis < n; axis++)
+			wrap[axis] = 1;
+	}
+	if (nw != n) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_WRAP],
+				    "torus: wrap needs one flag per axis");
+		return -EINVAL;
+	}
+
+	memset(g, 0, sizeof(*g));
+	g->ndims = n;
+	for (axis = 0; axis < n; axis++) {
+		if (coord[axis] >= dims[axis]) {
+			NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_COORD],
+					    "torus: coordinate outside its extent");
+			return -ERANGE;
+		}
+		g->coord[axis] = coord[axis];
+		g->dims[axis] = dims[axis];
+		if (wrap[axis])
+			g->wrap |= BIT(axis);
+	}
+	return 0;
+}
+
+static int torus_nl_node_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct torus_geom geom, *g = NULL;
+	const struct torus_fib *fib;
+	struct torus_node *node;
+	u8 state, role;
+	int err;
+
+	if (attrs[TORUS_A_COORD] || attrs[TORUS_A_DIMS] || attrs[TORUS_A_WRAP]) {
+		err = torus_nl_parse_geom(info, &geom);
+		if (err)
+			return err;
+		g = &geom;
+	}
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	fib = rtnl_dereference(node->fib);
+	state = node->state;
+	role = node->role;
+	if (g) {
+		state = TORUS_STATE_PLACED;
+		role = TORUS_ROLE_STATIC;
+	}
+	if (attrs[TORUS_A_STATE])
+		state = nla_get_u8(attrs[TORUS_A_STATE]);
+	if (attrs[TORUS_A_ROLE])
+		role = nla_get_u8(attrs[TORUS_A_ROLE]);
+	if (state == TORUS_STATE_PLACED && !g && !fib->geom.ndims) {
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: a placed node needs coordinates and extents");
+		err = -EINVAL;
+		goto out;
+	}
+
+	if (attrs[TORUS_A_NODE_ID])
+		node->id = nla_get_u64(attrs[TORUS_A_NODE_ID]);
+	if (attrs[TORUS_A_HOP_LIMIT])
+		node->hop_limit = nla_get_u8(attrs[TORUS_A_HOP_LIMIT]);
+	if (attrs[TORUS_A_REASON])
+		nla_strscpy(node->reason, attrs[TORUS_A_REASON],
+			    sizeof(node->reason));
+	else if (state != node->state && state != TORUS_STATE_FAILED)
+		node->reason[0] = '\0';
+	node->state = state;
+	node->role = role;
+	err = torus_node_set_fib(node, g, state == TORUS_STATE_PLACED, NULL);
+	if (!err)
+		torus_notify_node(node);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static int torus_nl_stats_reset_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct torus_node *node;
+	struct torus_port *port;
+	int err = 0;
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	torus_stats_reset(node->stats);
+	list_for_each_entry(port, &node->ports, list) {
+		torus_stats_reset(port->stats);
+		if (netif_is_torport(port->dev))
+			torus_stats_reset(((struct torport_priv *)
+					   netdev_priv(port->dev))->stats);
+	}
+out:
+	rtnl_unlock();
+	return err;
+}
+
+/* ---- ports ---- */
+
+static bool torus_nl_is_port(struct net_device *dev, int node_ifindex)
+{
+	struct torus_port *port = torus_port_from_dev(dev);
+
+	if (node_ifindex)
+		return port && port->node->dev->ifindex == node_ifindex;
+	return port || netif_is_torport(dev);
+}
+
+static int torus_nl_port_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[TORUS_A_PORT_IFINDEX];
+	struct net_device *dev;
+	struct sk_buff *msg;
+	int err;
+
+	if (!attr) {
+		NL_SET_ERR_MSG(info->extack, "torus: missing port ifindex");
+		return -EINVAL;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	dev = __dev_get_by_index(genl_info_net(info), nla_get_u32(attr));
+	if (!dev || !torus_nl_is_port(dev, 0)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "torus: not a port or torport");
+		err = -ENODEV;
+		goto err_unlock;
+	}
+	err = torus_nl_fill_port(msg, dev, TORUS_CMD_PORT_GET,
+				 info->snd_portid, info->snd_seq, 0);
+	if (err)
+		goto err_unlock;
+	rtnl_unlock();
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	rtnl_unlock();
+	nlmsg_free(msg);
+	return err;
+}
+
+static int torus_nl_port_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct net *net = sock_net(skb->sk);
+	struct nlattr *attr = info->attrs[TORUS_A_IFINDEX];
+	int node_ifindex = attr ? nla_get_u32(attr) : 0;
+	struct net_device *dev;
+	long idx = 0;
+
+	rtnl_lock();
+	for_each_netdev(net, dev) {
+		if (!torus_nl_is_port(dev, node_ifindex))
+			continue;
+		if (idx++ < cb->args[0])
+			continue;
+		if (torus_nl_fill_port(skb, dev, TORUS_CMD_PORT_GET,
+				       NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI)) {
+			idx--;
+			break;
+		}
+	}
+	rtnl_unlock();
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static int torus_nl_portmap_set_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct torus_port *map[TORUS_MAX_DIRS] = {};
+	struct netlink_ext_ack *extack = info->extack;
+	struct net *net = genl_info_net(info);
+	struct torus_node *node;
+	struct nlattr *entry;
+	int err = 0, rem;
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	if (info->attrs[TORUS_A_PORTMAP]) {
+		nla_for_each_nested(entry, info->attrs[TORUS_A_PORTMAP], rem) {
+			struct nlattr *tb[TORUS_PME_A_MAX + 1];
+			struct torus_port *port = NULL;
+			struct net_device *dev;
+			u8 dir;
+
+			err = nla_parse_nested(tb, TORUS_PME_A_MAX, entry,
+					       torus_pme_policy, extack);
+			if (err)
+				goto out;
+			if (!tb[TORUS_PME_A_DIR] || !tb[TORUS_PME_A_IFINDEX]) {
+				NL_SET_ERR_MSG_ATTR(extack, entry,
+						    "torus: a map entry needs a direction and a port");
+				err = -EINVAL;
+				goto out;
+			}
+			dir = nla_get_u8(tb[TORUS_PME_A_DIR]);
+			dev = __dev_get_by_index(net,
+						 nla_get_u32(tb[TORUS_PME_A_IFINDEX]));
+			if (dev)
+				port = torus_port_from_dev(dev);
+			if (!port || port->node != node) {
+				NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_PME_A_IFINDEX],
+						    "torus: not a port of this node");
+				err = -ENODEV;
+				goto out;
+			}
+			if (map[dir]) {
+				NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_PME_A_DIR],
+						    "torus: direction mapped twice");
+				err = -EEXIST;
+				goto out;
+			}
+			map[dir] = port;
+		}
+	}
+	err = torus_node_set_fib(node, NULL,
+				 rtnl_dereference(node->fib)->placed, map);
+	if (!err)
+		torus_notify_node(node);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static int torus_nl_cable_set_doit(struct sk_buff *skb,
+				   struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs;
+	struct net_device *dev;
+	s64 loss = -1;
+	int carrier = -1;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_PORT_IFINDEX))
+		return -EINVAL;
+	if (!attrs[TORUS_A_CARRIER] && !attrs[TORUS_A_LOSS_PPM]) {
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: give a carrier state or a loss rate");
+		return -EINVAL;
+	}
+	if (attrs[TORUS_A_CARRIER])
+		carrier = nla_get_u8(attrs[TORUS_A_CARRIER]);
+	if (attrs[TORUS_A_LOSS_PPM])
+		loss = nla_get_u32(attrs[TORUS_A_LOSS_PPM]);
+
+	rtnl_lock();
+	dev = __dev_get_by_index(genl_info_net(info),
+				 nla_get_u32(attrs[TORUS_A_PORT_IFINDEX]));
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attrs[TORUS_A_PORT_IFINDEX],
+				    "torus: no such device");
+		err = -ENODEV;
+	} else {
+		err = torport_set_cable(dev, carrier, loss, info->extack);
+	}
+	rtnl_unlock();
+	return err;
+}
+
+/* ---- routes ---- */
+
+static int torus_nl_route_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[TORUS_ROUTE_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	const struct torus_fib *fib;
+	u8 dst[TORUS_MAX_AXES], dir;
+	struct torus_node *node;
+	struct torus_port *out;
+	struct torus_hdr h;
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	bool exception;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_ROUTE))
+		return -EINVAL;
+	err = nla_parse_nested(tb, TORUS_ROUTE_A_MAX, info->attrs[TORUS_A_ROUTE],
+			       torus_route_policy, extack);
+	if (err)
+		return err;
+	if (!tb[TORUS_ROUTE_A_DST]) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_ROUTE],
+				    "torus: missing destination");
+		return -EINVAL;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto err_unlock;
+	}
+	fib = rtnl_dereference(node->fib);
+	if (!fib->geom.ndims) {
+		NL_SET_ERR_MSG(extack, "torus: node has no coordinates");
+		err = -ENETUNREACH;
+		goto err_unlock;
+	}
+	err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_DST], &fib->geom, dst,
+				   extack);
+	if (err)
+		goto err_unlock;
+
+	/* the same decision the data path makes for a frame sent here */
+	torus_hdr_init(&h, TORUS_T_DATA, 0, fib->geom.coord, dst,
+		       fib->hop_limit);
+	dir = torus_next_dir(&fib->geom, rtnl_dereference(node->routes), &h,
+			     true, &exception);
+	out = dir < TORUS_MAX_DIRS ? fib->map[dir] : NULL;
+
+	err = -EMSGSIZE;
+	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq,
+			  &torus_genl_family, 0, TORUS_CMD_ROUTE_GET);
+	if (!hdr)
+		goto err_unlock;
+	if (nla_put_u32(msg, TORUS_A_IFINDEX, node->dev->ifindex))
+		goto err_unlock;
+	nest = nla_nest_start(msg, TORUS_A_ROUTE);
+	if (!nest ||
+	    torus_nl_put_coord(msg, TORUS_ROUTE_A_DST, dst, fib->geom.ndims) ||
+	    nla_put_u8(msg, TORUS_ROUTE_A_NEXT_DIR, dir) ||
+	    nla_put_u32(msg, TORUS_ROUTE_A_HOPS,
+			torus_dor_hops(&fib->geom, fib->geom.coord, dst)) ||
+	    (out && nla_put_u32(msg, TORUS_ROUTE_A_NEXT_PORT,
+				out->dev->ifindex)) ||
+	    (exception && nla_put_flag(msg, TORUS_ROUTE_A_EXCEPTION)) ||
+	    ((h.flags & TORUS_F_VIA) &&
+	     torus_nl_put_coord(msg, TORUS_ROUTE_A_VIA, h.via,
+				fib->geom.ndims)))
+		goto err_unlock;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	rtnl_unlock();
+	return genlmsg_reply(msg, info);
+
+err_unlock:
+	rtnl_unlock();
+	nlmsg_free(msg);
+	return err;
+}
+
+static int torus_nl_fill_route(struct sk_buff *skb, struct torus_node *node,
+			       const struct torus_route_exc *exc, u8 ndims,
+			       u32 portid, u32 seq, int flags)
+{
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &torus_genl_family, flags,
+			  TORUS_CMD_ROUTE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, TORUS_A_IFINDEX, node->dev->ifindex) ||
+	    nla_put_u32(skb, TORUS_A_GENERATION, node->generation))
+		goto cancel;
+	nest = nla_nest_start(skb, TORUS_A_ROUTE);
+	if (!nest ||
+	    torus_nl_put_coord(skb, TORUS_ROUTE_A_DST, exc->dst, ndims) ||
+	    (exc->has_via &&
+	     torus_nl_put_coord(skb, TORUS_ROUTE_A_VIA, exc->via, ndims)) ||
+	    (!exc->has_via && nla_put_u8(skb, TORUS_ROUTE_A_DIR, exc->dir)))
+		goto cancel;
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int torus_nl_route_dumpit(struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
+	struct nlattr *attr = info->attrs[TORUS_A_IFINDEX];
+	int node_ifindex = attr ? nla_get_u32(attr) : 0;
+	struct net *net = sock_net(skb->sk);
+	struct net_device *dev;
+	long idx = 0, i;
+
+	rtnl_lock();
+	for_each_netdev(net, dev) {
+		const struct torus_rtable *rt;
+		struct torus_node *node;
+		u8 ndims;
+
+		if (!netif_is_torus_node(dev) ||
+		    (node_ifindex && dev->ifindex != node_ifindex))
+			continue;
+		if (idx++ < cb->args[0])
+			continue;
+		node = netdev_priv(dev);
+		rt = rtnl_dereference(node->routes);
+		ndims = rtnl_dereference(node->fib)->geom.ndims;
+		for (i = cb->args[1]; rt && i < rt->count; i++) {
+			if (torus_nl_fill_route(skb, node, &rt->exc[i], ndims,
+						NETLINK_CB(cb->skb).portid,
+						cb->nlh->nlmsg_seq,
+						NLM_F_MULTI)) {
+				cb->args[1] = i;
+				idx--;
+				goto out;
+			}
+		}
+		cb->args[1] = 0;
+	}
+out:
+	rtnl_unlock();
+	cb->args[0] = idx;
+	return skb->len;
+}
+
+static int torus_nl_route_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[TORUS_ROUTE_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	struct torus_rtable *old, *rt;
+	struct torus_route_exc exc = {};
+	const struct torus_fib *fib;
+	struct torus_node *node;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_ROUTE))
+		return -EINVAL;
+	err = nla_parse_nested(tb, TORUS_ROUTE_A_MAX, info->attrs[TORUS_A_ROUTE],
+			       torus_route_policy, extack);
+	if (err)
+		return err;
+	if (!tb[TORUS_ROUTE_A_DST] ||
+	    !tb[TORUS_ROUTE_A_VIA] == !tb[TORUS_ROUTE_A_DIR]) {
+		NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_ROUTE],
+				    "torus: an exception needs a destination and one of via or dir");
+		return -EINVAL;
+	}
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	fib = rtnl_dereference(node->fib);
+	if (!fib->geom.ndims) {
+		NL_SET_ERR_MSG(extack, "torus: node has no coordinates");
+		err = -ENETUNREACH;
+		goto out;
+	}
+	err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_DST], &fib->geom, exc.dst,
+				   extack);
+	if (err)
+		goto out;
+	exc.dir = TORUS_DIR_NONE;
+	if (tb[TORUS_ROUTE_A_VIA]) {
+		err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_VIA], &fib->geom,
+					   exc.via, extack);
+		if (err)
+			goto out;
+		exc.has_via = true;
+	} else {
+		exc.dir = nla_get_u8(tb[TORUS_ROUTE_A_DIR]);
+		if (TORUS_DIR_AXIS(exc.dir) >= fib->geom.ndims) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_ROUTE_A_DIR],
+					    "torus: direction on an axis the node does not have");
+			err = -ERANGE;
+			goto out;
+		}
+	}
+	old = rtnl_dereference(node->routes);
+	rt = torus_rtable_upsert(old, &exc);
+	if (IS_ERR(rt)) {
+		err = PTR_ERR(rt);
+		goto out;
+	}
+	rcu_assign_pointer(node->routes, rt);
+	if (old)
+		kvfree_rcu(old, rcu);
+	node->generation++;
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static int torus_nl_route_del_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[TORUS_ROUTE_A_MAX + 1];
+	struct netlink_ext_ack *extack = info->extack;
+	struct torus_rtable *old, *rt = NULL;
+	const struct torus_fib *fib;
+	u8 dst[TORUS_MAX_AXES];
+	struct torus_node *node;
+	int err = 0;
+
+	if (info->attrs[TORUS_A_ROUTE]) {
+		err = nla_parse_nested(tb, TORUS_ROUTE_A_MAX,
+				       info->attrs[TORUS_A_ROUTE],
+				       torus_route_policy, extack);
+		if (err)
+			return err;
+	}
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	old = rtnl_dereference(node->routes);
+	if (info->attrs[TORUS_A_ROUTE] && tb[TORUS_ROUTE_A_DST]) {
+		fib = rtnl_dereference(node->fib);
+		err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_DST], &fib->geom,
+					   dst, extack);
+		if (err)
+			goto out;
+		rt = torus_rtable_remove(old, dst);
+		if (IS_ERR(rt)) {
+			err = PTR_ERR(rt);
+			if (err == -ENOENT)
+				NL_SET_ERR_MSG(extack, "torus: no such exception");
+			goto out;
+		}
+	}
+	rcu_assign_pointer(node->routes, rt);
+	if (old)
+		kvfree_rcu(old, rcu);
+	node->generation++;
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static const struct genl_ops torus_genl_ops[] = {
+	{
+		.cmd	= TORUS_CMD_NODE_GET,
+		.doit	= torus_nl_node_get_doit,
+		.dumpit	= torus_nl_node_get_dumpit,
+	},
+	{
+		.cmd	= TORUS_CMD_NODE_SET,
+		.doit	= torus_nl_node_set_doit,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= TORUS_CMD_PORT_GET,
+		.doit	= torus_nl_port_get_doit,
+		.dumpit	= torus_nl_port_get_dumpit,
+	},
+	{
+		.cmd	= TORUS_CMD_PORTMAP_SET,
+		.doit	= torus_nl_portmap_set_doit,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= TORUS_CMD_CABLE_SET,
+		.doit	= torus_nl_cable_set_doit,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= TORUS_CMD_ROUTE_GET,
+		.doit	= torus_nl_route_get_doit,
+		.dumpit	= torus_nl_route_dumpit,
+	},
+	{
+		.cmd	= TORUS_CMD_ROUTE_SET,
+		.doit	= torus_nl_route_set_doit,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= TORUS_CMD_ROUTE_DEL,
+		.doit	= torus_nl_route_del_doit,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= TORUS_CMD_STATS_RESET,
+		.doit	= torus_nl_stats_reset_doit,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group torus_genl_mcgrps[] = {
+	{ .name = TORUS_GENL_MCGRP_EVENTS },
+};
+
+static struct genl_family torus_genl_family __ro_after_init = {
+	.name		= TORUS_GENL_NAME,
+	.version	= TORUS_GENL_VERSION,
+	.maxattr	= TORUS_A_MAX,
+	.policy		= torus_policy,
+	.netnsok	= true,
+	.module		= THIS_MODULE,
+	.ops		= torus_genl_ops,
+	.n_ops		= ARRAY_SIZE(torus_genl_ops),
+	.mcgrps		= torus_genl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(torus_genl_mcgrps),
+};
+
+int torus_netlink_init(void)
+{
+	int err = genl_register_family(&torus_genl_family);
+
+	if (!err)
+		WRITE_ONCE(torus_genl_ready, true);
+	return err;
+}
+
+void torus_netlink_exit(void)
+{
+	WRITE_ONCE(torus_genl_ready, false);
+	genl_unregister_family(&torus_genl_family);
+}

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The node device (ip link add tor0 type torus): the node's face to the
+ * fabric.  It carries IP for local programs, owns the forwarding state
+ * and has the ports enslaved to it, as bonding and team have theirs.
+ */
+#include <linux/etherdevice.h>
+#include <linux/if_arp.h>
+#include <linux/ipv6.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/rtnetlink.h>
+
+#include "torus.h"
+
+#define TORUS_NODE_FEATURES (NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HW_CSUM | \
+			     NETIF_F_RXCSUM | NETIF_F_HIGHDMA | \
+			     NETIF_F_GSO_SOFTWARE)
+
+static const struct net_device_ops torus_node_netdev_ops;
+
+bool netif_is_torus_node(const struct net_device *dev)
+{
+	return dev->netdev_ops == &torus_node_netdev_ops;
+}
+
+/* The enslaved port behind @dev, or NULL.  Under RTNL or RCU. */
+struct torus_port *torus_port_from_dev(const struct net_device *dev)
+{
+	if (rcu_access_pointer(dev->rx_handler) != torus_handle_frame)
+		return NULL;
+	return rcu_dereference_rtnl(dev->rx_handler_data);
+}
+
+u8 torus_port_global_dir(const struct torus_fib *fib,
+			 const struct torus_port *port)
+{
+	u8 dir;
+
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
+		if (fib->map[dir] == port)
+			return dir;
+	return TORUS_DIR_NONE;
+}
+
+static u8 torus_fib_hop_limit(const struct torus_node *node)
+{
+	return node->hop_limit ?: TORUS_HOP_LIMIT_DEFAULT;
+}
+
+/**
+ * torus_node_set_fib - publish new forwarding state
+ * @node: the node
+ * @g: geometry, NULL to keep the current one
+ * @placed: whether the node forwards
+ * @map: new port map, NULL to keep the current one
+ *
+ * Called under RTNL.  The old state is freed after a grace period.
+ */
+int torus_node_set_fib(struct torus_node *node, const struct torus_geom *g,
+		       bool placed, struct torus_port *const *map)
+{
+	struct torus_fib *old = rtnl_dereference(node->fib), *fib;
+
+	fib = kmalloc(sizeof(*fib), GFP_KERNEL);
+	if (!fib)
+		return -ENOMEM;
+	*fib = *old;
+	if (g)
+		fib->geom = *g;
+	if (map)
+		memcpy(fib->map, map, sizeof(fib->map));
+	fib->placed = placed && fib->geom.ndims;
+	fib->hop_limit = torus_fib_hop_limit(node);
+	rcu_assign_pointer(node->fib, fib);
+	kfree_rcu(old, rcu);
+	node->generation++;
+	return 0;
+}
+
+static void torus_port_free_rcu(struct rcu_head *head)
+{
+	struct torus_port *port = container_of(head, struct torus_port, rcu);
+
+	free_percpu(port->stats);
+	kfree(port);
+}
+
+/* Unmap, unlink and free a port.  Under RTNL. */
+void torus_node_release_port(struct torus_port *port)
+{
+	struct torus_node *node = port->node;
+	struct torus_fib *fib = rtnl_dereference(node->fib);
+	struct torus_port *map[TORUS_MAX_DIRS];
+	bool mapped = false;
+	u8 dir;
+
+	memcpy(map, fib->map, sizeof(map));
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+		if (map[dir] == port) {
+			map[dir] = NULL;
+			mapped = true;
+		}
+	}
+	/* Without memory the port stays mapped: unmap it in place. */
+	if (mapped && torus_node_set_fib(node, NULL, fib->placed, map)) {
+		for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
+			if (fib->map[dir] == port)
+				WRITE_ONCE(fib->map[dir], NULL);
+		synchronize_net();
+	}
+
+	list_del_rcu(&port->list);
+	netdev_upper_dev_unlink(port->dev, node->dev);
+	netdev_rx_handler_unregister(port->dev);
+	torus_notify_port(port);
+	netdev_info(node->dev, "released port %s\n", port->dev->name);
+	call_rcu(&port->rcu, torus_port_free_rcu);
+}
+
+static int torus_node_add_slave(struct net_device *dev,
+				struct net_device *slave_dev,
+				struct netlink_ext_ack *extack)
+{
+	struct torus_node *node = netdev_priv(dev);
+	struct torus_port *port;
+	int err;
+
+	if (slave_dev->type != ARPHRD_ETHER || slave_dev->addr_len != ETH_ALEN) {
+		NL_SET_ERR_MSG(extack, "torus: a port must be an Ethernet device");
+		return -EINVAL;
+	}
+	if (netif_is_torus_node(slave_dev) || slave_dev->flags & IFF_LOOPBACK) {
+		NL_SET_ERR_MSG(extack, "torus: device cannot be a port");
+		return -EINVAL;
+	}
+	if (netdev_is_rx_handler_busy(slave_dev)) {
+		NL_SET_ERR_MSG(extack, "torus: device already has a master or rx handler");
+		return -EBUSY;
+	}
+
+	port = kzalloc(sizeof(*port), GFP_KERNEL);
+	if (!port)
+		return -ENOMEM;
+	port->stats = torus_stats_alloc();
+	if (!port->stats) {
+		kfree(port);
+		return -ENOMEM;
+	}
+	port->dev = slave_dev;
+	port->node = node;
+	port->label = TORUS_DIR_NONE;
+	if (netif_is_torport(slave_dev)) {
+		struct torport_priv *tp = netdev_priv(slave_dev);
+
+		port->label = tp->label;
+	}
+
+	err = netdev_rx_handler_register(slave_dev, torus_handle_frame, port);
+	if (err)
+		goto err_free;
+	err = netdev_master_upper_dev_link(slave_dev, dev, NULL, NULL, extack);
+	if (err)
+		goto err_unregister;
+
+	list_add_tail_rcu(&port->list, &node->ports);
+	node->generation++;
+	torus_notify_port(port);
+	netdev_info(dev, "enslaved port %s\n", slave_dev->name);
+	return 0;
+
+err_unregister:
+	netdev_rx_handler_unregister(slave_dev);
+err_free:
+	free_percpu(port->stats);
+	kfree(port);
+	return err;
+}
+
+static int torus_node_del_slave(struct net_device *dev,
+				struct net_device *slave_dev)
+{
+	struct torus_port *port = torus_port_from_dev(slave_dev);
+
+	if (!port || port->node != netdev_priv(dev))
+		return -EINVAL;
+	torus_node_release_port(port);
+	return 0;
+}
+
+static int torus_node_init(struct net_device *dev)
+{
+	struct torus_node *node = netdev_priv(dev);
+	struct torus_fib *fib;
+
+	node->dev = dev;
+	INIT_LIST_HEAD(&node->ports);
+	node->stats = torus_stats_alloc();
+	if (!node->stats)
+		return -ENOMEM;
+	fib = kzalloc(sizeof(*fib), GFP_KERNEL);
+	if (!fib) {
+		free_percpu(node->stats);
+		node->stats = NULL;
+		return -ENOMEM;
+	}
+	fib->hop_limit = TORUS_HOP_LIMIT_DEFAULT;
+	RCU_INIT_POINTER(node->fib, fib);
+	RCU_INIT_POINTER(node->routes, NULL);
+	return 0;
+}
+
+/* Runs on unregister, before the device is freed: drop every port. */
+static void torus_node_uninit(struct net_device *dev)
+{
+	struct torus_node *node = netdev_priv(dev);
+	struct torus_port *port, *tmp;
+	struct torus_rtable *rt;
+	struct torus_fib *fib;
+
+	list_for_each_entry_safe(port, tmp, &node->ports, list)
+		torus_node_release_port(port);
+
+	fib = rtnl_dereference(node->fib);
+	RCU_INIT_POINTER(node->fib, NULL);
+	kfree_rcu(fib, rcu);
+	rt = rtnl_dereference(node->routes);
+	RCU_INIT_POINTER(node->routes, NULL);
+	if (rt)
+		kvfree_rcu(rt, rcu);
+}
+
+static void torus_node_free(struct net_device *dev)
+{
+	struct torus_node *node = netdev_priv(dev);
+
+	free_percpu(node->stats);
+}
+
+static int torus_node_open(struct net_device *dev)
+{
+	netif_carrier_on(dev);
+	return 0;
+}
+
+static int torus_node_stop(struct net_device *dev)
+{
+	netif_carrier_off(dev);
+	return 0;
+}
+
+static void torus_node_get_stats64(struct net_device *dev,
+				   struct rtnl_link_stats64 *tot)
+{
+	struct torus_node *node = netdev_priv(dev);
+	struct torus_stats st;
+
+	torus_stats_read(node->stats, &st);
+	tot->rx_packets = st.rx_packets;
+	tot->rx_bytes = st.rx_bytes;
+	tot->tx_packets = st.tx_packets;
+	tot->tx_bytes = st.tx_bytes;
+	tot->tx_dropped = st.drops;
+}
+
+static const struct net_device_ops torus_node_netdev_ops = {
+	.ndo_init		= torus_node_init,
+	.ndo_uninit		= torus_node_uninit,
+	.ndo_open		= torus_node_open,
+	.ndo_stop		= torus_node_stop,
+	.ndo_start_xmit		= torus_node_xmit,
+	.ndo_get_stats64	= torus_node_get_stats64,
+	.ndo_add_slave		= torus_node_add_slave,
+	.ndo_del_slave		= torus_node_del_slave,
+	.ndo_features_check	= passthru_features_check,
+};
+
+static void torus_node_setup(struct net_device *dev)
+{
+	dev->netdev_ops = &torus_node_netdev_ops;
+	dev->type = ARPHRD_NONE;
+	dev->flags = IFF_POINTOPOINT | IFF_NOARP | IFF_MULTICAST;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	dev->hard_header_len = 0;
+	dev->addr_len = 0;
+	dev->needed_headroom = TORUS_NEEDED_HEADROOM;
+	dev->tx_queue_len = 0;
+	dev->mtu = ETH_DATA_LEN - TORUS_HDR_LEN;
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = ETH_MAX_MTU - TORUS_HDR_LEN - ETH_HLEN;
+	dev->features |= NETIF_F_LLTX | TORUS_NODE_FEATURES;
+	dev->hw_features |= TORUS_NODE_FEATURES;
+	dev->needs_free_netdev = true;
+	dev->priv_destructor = torus_node_free;
+}
+
+static int torus_node_validate(struct nlattr *tb[], struct nlattr *data[],
+			       struct netlink_ext_ack *extack)
+{
+	if (tb[IFLA_ADDRESS]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[IFLA_ADDRESS],
+				    "torus: a node device has no link-layer address");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct rtnl_link_ops torus_node_link_ops = {
+	.kind		= TORUS_NODE_KIND,
+	.priv_size	= sizeof(struct torus_node),
+	.setup		= torus_node_setup,
+	.validate	= torus_node_validate,
+};
+
+/* A port going away leaves its node; carrier changes are announced. */
+static int torus_node_netdev_event(struct notifier_block *nb,
+				   unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct torus_port *port = torus_port_from_dev(dev);
+
+	if (!port)
+		return NOTIFY_DONE;
+
+	switch (event) {
+	case NETDEV_UNREGISTER:
+		torus_node_release_port(port);
+		break;
+	case NETDEV_UP:
+	case NETDEV_DOWN:
+	case NETDEV_CHANGE:
+		port->node->generation++;
+		torus_notify_port(port);
+		break;
+	}
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block torus_node_notifier = {
+	.notifier_call = torus_node_netdev_event,
+};
+
+int torus_node_notifier_init(void)
+{
+	return register_netdevice_notifier(&torus_node_notifier);
+}
+
+void torus_node_notifier_exit(void)
+{
+	unregister_netdevice_notifier(&torus_node_notifier);
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * torus: a self-configuring N-dimensional torus/mesh fabric.
+ *
+ * The one contract between torus.ko and userspace (torusd, torus,
+ * torus-sim): the generic netlink family, its attributes, the frame
+ * header carried on the ports, and the limits.  Only __u and __be types.
+ */
+#ifndef _UAPI_LINUX_TORUS_H
+#define _UAPI_LINUX_TORUS_H
+
+#include <linux/types.h>
+
+#define TORUS_GENL_NAME		"torus"
+#define TORUS_GENL_VERSION	1
+#define TORUS_GENL_MCGRP_EVENTS	"events"
+
+/* link kinds for rtnetlink (ip link add ... type torus|torport) */
+#define TORUS_NODE_KIND		"torus"
+#define TORUS_PORT_KIND		"torport"
+
+/* IEEE 802 local experimental ethertype 2 */
+#define ETH_P_TORUS		0x88B5
+
+/* Limits */
+#define TORUS_MAX_AXES		8	/* x y z a b c d e */
+#define TORUS_MAX_EXTENT	256	/* coordinates fit in one byte */
+#define TORUS_MAX_DIRS		(2 * TORUS_MAX_AXES)
+#define TORUS_MAX_ROUTES	65536	/* route exceptions per node */
+#define TORUS_LOSS_PPM_MAX	1000000
+
+/**
+ * DOC: directions
+ *
+ * A direction is one byte: (axis << 1) | sign, sign 0 for "+" and 1 for
+ * "-".  So +x = 0, -x = 1, +y = 2, ... -e = 15.  Axis names are
+ * "xyzabcde"; the first six are Tofu's.  A port's *label* is the
+ * direction printed on its connector (its own frame); its *global*
+ * direction is what the port map says it serves in the fabric's frame.
+ */
+#define TORUS_AXIS_NAMES	"xyzabcde"
+#define TORUS_DIR(axis, neg)	((__u8)(((axis) << 1) | ((neg) ? 1 : 0)))
+#define TORUS_DIR_AXIS(dir)	((dir) >> 1)
+#define TORUS_DIR_NEG(dir)	((dir) & 1)
+#define TORUS_DIR_OPPOSITE(dir)	((dir) ^ 1)
+#define TORUS_DIR_NONE		0xff	/* unmapped, or "deliver here" */
+
+/**
+ * DOC: address plan
+ *
+ * IPv4: 10.0.0.0/8; for up to 3 axes the octets after the first are the
+ * x, y and z coordinates (missing axes are 0), so node (1,2,3) is
+ * 10.1.2.3.  IPv6: fd74:6f72:7573::/64 ("torus"), the interface
+ * identifier holds one coordinate byte per axis, x first, for up to 8
+ * axes: node (1,2,3) is fd74:6f72:7573:0:102:300::.  Addresses outside
+ * the plan are dropped with TORUS_DROP_BAD_ADDR.
+ */
+#define TORUS_IPV4_PREFIX	0x0a000000	/* 10.0.0.0, host order */
+#define TORUS_IPV4_PREFIX_LEN	8
+#define TORUS_IPV4_MAX_AXES	3
+#define TORUS_IPV6_PREFIX	{ 0xfd, 0x74, 0x6f, 0x72, 0x75, 0x73, 0, 0 }
+#define TORUS_IPV6_PREFIX_LEN	64
+
+/**
+ * enum torus_frame_type - what a fabric frame carries
+ * @TORUS_T_DATA: a network-layer packet (IPv4/IPv6, see @proto), routed
+ *	by coordinates and consumed by the module
+ * @TORUS_T_CTRL: a control frame for the daemon, one hop only; it is
+ *	passed up on the port so a packet socket (torusd, tcpdump) sees it
+ * @TORUS_T_COLL: a collective operation frame (reserved)
+ */
+enum torus_frame_type {
+	TORUS_T_DATA = 1,
+	TORUS_T_CTRL = 2,
+	TORUS_T_COLL = 3,
+	/* add new types above */
+};
+
+/* torus_hdr.flags */
+#define TORUS_F_VIA		0x01	/* round 1: route to @via first */
+#define TORUS_F_DETOUR		0x02	/* local detour taken (reserved) */
+
+#define TORUS_HDR_VERSION	1
+#define TORUS_HOP_LIMIT_DEFAULT	255
+
+/**
+ * struct torus_hdr - fabric frame header, after the Ethernet header
+ * @version: TORUS_HDR_VERSION; frames of another version are dropped
+ * @type: enum torus_frame_type
+ * @hop_limit: decremented per hop; a frame that reaches 0 is dropped
+ * @flags: TORUS_F_*
+ * @proto: ethertype of the payload of a data frame (ETH_P_IP, ETH_P_IPV6)
+ * @vc: virtual channel (reserved, 0)
+ * @traversed: one bit per axis already traversed (reserved for FTROUTE)
+ * @dst: destination coordinates, one byte per axis
+ * @src: source coordinates
+ * @via: intermediate coordinates while TORUS_F_VIA is set (lambs round 1)
+ */
+struct torus_hdr {
+	__u8	version;
+	__u8	type;
+	__u8	hop_limit;
+	__u8	flags;
+	__be16	proto;
+	__u8	vc;
+	__u8	traversed;
+	__u8	dst[TORUS_MAX_AXES];
+	__u8	src[TORUS_MAX_AXES];
+	__u8	via[TORUS_MAX_AXES];
+};
+
+#define TORUS_HDR_LEN		32
+
+/**
+ * enum torus_cmd - generic netlink commands
+ * @TORUS_CMD_NODE_GET: get one node device (by TORUS_A_IFINDEX or
+ *	TORUS_A_IFNAME) or dump all in the netns
+ * @TORUS_CMD_NODE_SET: set id, coordinates, extents, wrap, state, role,
+ *	reason, hop limit (CAP_NET_ADMIN)
+ * @TORUS_CMD_PORT_GET: dump ports (of one node if TORUS_A_IFINDEX is
+ *	given), or get one by TORUS_A_PORT_IFINDEX
+ * @TORUS_CMD_PORTMAP_SET: replace the port map (global direction ->
+ *	port) of a node atomically (CAP_NET_ADMIN)
+ * @TORUS_CMD_CABLE_SET: cut/restore a torport cable (carrier on both
+ *	ends) and set its loss rate (CAP_NET_ADMIN)
+ * @TORUS_CMD_ROUTE_GET: next hop for TORUS_A_ROUTE_DST; dump lists the
+ *	route exceptions
+ * @TORUS_CMD_ROUTE_SET: add or replace a per-destination exception
+ * @TORUS_CMD_ROUTE_DEL: delete one exception, or all if no destination
+ * @TORUS_CMD_NODE_EVENT: multicast: a node's configuration changed
+ * @TORUS_CMD_PORT_EVENT: multicast: a port changed (carrier, map, slave)
+ * @TORUS_CMD_STATS_RESET: zero the node's and its ports' counters
+ */
+enum torus_cmd {
+	TORUS_CMD_UNSPEC,
+	TORUS_CMD_NODE_GET,
+	TORUS_CMD_NODE_SET,
+	TORUS_CMD_PORT_GET,
+	TORUS_CMD_PORTMAP_SET,
+	TORUS_CMD_CABLE_SET,
+	TORUS_CMD_ROUTE_GET,
+	TORUS_CMD_ROUTE_SET,
+	TORUS_CMD_ROUTE_DEL,
+	TORUS_CMD_NODE_EVENT,
+	TORUS_CMD_PORT_EVENT,
+	TORUS_CMD_STATS_RESET,
+	/* add new commands above */
+	__TORUS_CMD_MAX,
+	TORUS_CMD_MAX = __TORUS_CMD_MAX - 1
+};
+
+/**
+ * enum torus_attr - top-level attributes
+ * @TORUS_A_IFINDEX: u32, the node device
+ * @TORUS_A_IFNAME: string, the node device
+ * @TORUS_A_NODE_ID: u64, unique node id (the daemon's election key)
+ * @TORUS_A_COORD: nest of u32 per axis (TORUS_AXIS_A_*), < extent
+ * @TORUS_A_DIMS: nest of u32 per axis, extent 1..TORUS_MAX_EXTENT
+ * @TORUS_A_WRAP: nest of u8 per axis, 1 torus ring, 0 mesh line
+ * @TORUS_A_STATE: u8, enum torus_node_state
+ * @TORUS_A_ROLE: u8, enum torus_node_role
+ * @TORUS_A_REASON: string, why the node is in its state (failed)
+ * @TORUS_A_HOP_LIMIT: u8, initial hop limit of frames sent by this node;
+ *	0 means TORUS_HOP_LIMIT_DEFAULT
+ * @TORUS_A_STATS: nest of enum torus_stats_attr
+ * @TORUS_A_PORT: nest of enum torus_port_attr (one port)
+ * @TORUS_A_PORTMAP: nest of TORUS_A_PORTMAP_ENTRY (enum torus_pme_attr)
+ * @TORUS_A_PORT_IFINDEX: u32, a port (cable and port commands)
+ * @TORUS_A_CARRIER: u8, 1 cable up, 0 cable cut
+ * @TORUS_A_LOSS_PPM: u32, frames lost per million on the cable
+ * @TORUS_A_ROUTE: nest of enum torus_route_attr
+ * @TORUS_A_GENERATION: u32, bumped on every change of the node's
+ *	routing state; dumps carry it so torn reads can be detected
+ * @TORUS_A_PAD: padding for 64-bit attributes
+ */
+enum torus_attr {
+	TORUS_A_UNSPEC,
+	TORUS_A_IFINDEX,
+	TORUS_A_IFNAME,
+	TORUS_A_NODE_ID,
+	TORUS_A_COORD,
+	TORUS_A_DIMS,
+	TORUS_A_WRAP,
+	TORUS_A_STATE,
+	TORUS_A_ROLE,
+	TORUS_A_REASON,
+	TORUS_A_HOP_LIMIT,
+	TORUS_A_STATS,
+	TORUS_A_PORT,
+	TORUS_A_PORTMAP,
+	TORUS_A_PORT_IFINDEX,
+	TORUS_A_CARRIER,
+	TORUS_A_LOSS_PPM,
+	TORUS_A_ROUTE,
+	TORUS_A_GENERATION,
+	TORUS_A_PAD,
+	/* add new attributes above */
+	__TORUS_A_MAX,
+	TORUS_A_MAX = __TORUS_A_MAX - 1
+};
+
+/* Per-axis arrays (TORUS_A_COORD, _DIMS, _WRAP): attribute type = axis + 1 */
+#define TORUS_AXIS_A(axis)	((axis) + 1)
+
+/**
+ * enum torus_node_state - discovery state shown by "node show"
+ * @TORUS_STATE_UNCONFIGURED: no coordinates; the node forwards nothing
+ * @TORUS_STATE_DISCOVERING: the daemon is finding neighbors/orientation
+ * @TORUS_STATE_ORIENTED: orientation resolved, coordinates pending
+ * @TORUS_STATE_PLACED: coordinates, extents and port map are valid
+ * @TORUS_STATE_FAILED: discovery failed; see TORUS_A_REASON
+ */
+enum torus_node_state {
+	TORUS_STATE_UNCONFIGURED,
+	TORUS_STATE_DISCOVERING,
+	TORUS_STATE_ORIENTED,
+	TORUS_STATE_PLACED,
+	TORUS_STATE_FAILED,
+	/* add new states above */
+	__TORUS_STATE_MAX,
+	TORUS_STATE_MAX = __TORUS_STATE_MAX - 1
+};
+
+/**
+ * enum torus_node_role - who gave the node its coordinates
+ * @TORUS_ROLE_NONE: nobody yet
+ * @TORUS_ROLE_STATIC: set by hand (torus node set)
+ * @TORUS_ROLE_LEADER: elected leader of discovery
+ * @TORUS_ROLE_FOLLOWER: placed by following the leader's frame
+ */
+enum torus_node_role {
+	TORUS_ROLE_NONE,
+	TORUS_ROLE_STATIC,
+	TORUS_ROLE_LEADER,
+	TORUS_ROLE_FOLLOWER,
+	/* add new roles above */
+	__TORUS_ROLE_MAX,
+	TORUS_ROLE_MAX = __TORUS_ROLE_MAX - 1
+};
+
+/**
+ * enum torus_port_attr - one port (TORUS_A_PORT)
+ * @TORUS_PORT_A_IFINDEX: u32
+ * @TORUS_PORT_A_IFNAME: string
+ * @TORUS_PORT_A_LABEL: u8, physical direction label, TORUS_DIR_NONE if
+ *	the port is a plain Ethernet device without a label
+ * @TORUS_PORT_A_PEER_IFINDEX: u32, the other end of a torport cable
+ * @TORUS_PORT_A_PEER_IFNAME: string
+ * @TORUS_PORT_A_PEER_NETNSID: s32, netns id of the peer as seen from
+ *	the port's netns (absent if the same netns or no id)
+ * @TORUS_PORT_A_CARRIER: u8
+ * @TORUS_PORT_A_GLOBAL_DIR: u8, the direction this port serves in the
+ *	port map, TORUS_DIR_NONE if unmapped
+ * @TORUS_PORT_A_LOSS_PPM: u32
+ * @TORUS_PORT_A_STATS: nest of enum torus_stats_attr
+ * @TORUS_PORT_A_MASTER: u32, ifindex of the node device, if enslaved
+ * @TORUS_PORT_A_PAD: padding
+ */
+enum torus_port_attr {
+	TORUS_PORT_A_UNSPEC,
+	TORUS_PORT_A_IFINDEX,
+	TORUS_PORT_A_IFNAME,
+	TORUS_PORT_A_LABEL,
+	TORUS_PORT_A_PEER_IFINDEX,
+	TORUS_PORT_A_PEER_IFNAME,
+	TORUS_PORT_A_PEER_NETNSID,
+	TORUS_PORT_A_CARRIER,
+	TORUS_PORT_A_GLOBAL_DIR,
+	TORUS_PORT_A_LOSS_PPM,
+	TORUS_PORT_A_STATS,
+	TORUS_PORT_A_MASTER,
+	TORUS_PORT_A_PAD,
+	/* add new attributes above */
+	__TORUS_PORT_A_MAX,
+	TORUS_PORT_A_MAX = __TORUS_PORT_A_MAX - 1
+};
+
+/**
+ * enum torus_pme_attr - one port map entry (in TORUS_A_PORTMAP, each
+ * entry is a TORUS_A_PORTMAP_ENTRY nest)
+ * @TORUS_PME_A_DIR: u8, global direction
+ * @TORUS_PME_A_IFINDEX: u32, the port serving it (an enslaved port)
+ */
+enum torus_pme_attr {
+	TORUS_PME_A_UNSPEC,
+	TORUS_PME_A_DIR,
+	TORUS_PME_A_IFINDEX,
+	/* add new attributes above */
+	__TORUS_PME_A_MAX,
+	TORUS_PME_A_MAX = __TORUS_PME_A_MAX - 1
+};
+
+#define TORUS_A_PORTMAP_ENTRY	1
+
+/**
+ * enum torus_route_attr - a route exception or a route lookup result
+ * @TORUS_ROUTE_A_DST: nest of u32 per axis, destination coordinates
+ * @TORUS_ROUTE_A_VIA: nest of u32 per axis: go to this intermediate
+ *	node first (dimension-ordered), then on to @DST (lambs' two rounds)
+ * @TORUS_ROUTE_A_DIR: u8, leave by this global direction instead of the
+ *	dimension-ordered one
+ * @TORUS_ROUTE_A_NEXT_DIR: u8, lookup result: global direction taken,
+ *	TORUS_DIR_NONE when the destination is this node
+ * @TORUS_ROUTE_A_NEXT_PORT: u32, lookup result: ifindex of the port
+ * @TORUS_ROUTE_A_EXCEPTION: flag, lookup result: an exception applied
+ * @TORUS_ROUTE_A_HOPS: u32, lookup result: dimension-ordered hop count
+ */
+enum torus_route_attr {
+	TORUS_ROUTE_A_UNSPEC,
+	TORUS_ROUTE_A_DST,
+	TORUS_ROUTE_A_VIA,
+	TORUS_ROUTE_A_DIR,
+	TORUS_ROUTE_A_NEXT_DIR,
+	TORUS_ROUTE_A_NEXT_PORT,
+	TORUS_ROUTE_A_EXCEPTION,
+	TORUS_ROUTE_A_HOPS,
+	/* add new attributes above */
+	__TORUS_ROUTE_A_MAX,
+	TORUS_ROUTE_A_MAX = __TORUS_ROUTE_A_MAX - 1
+};
+
+/**
+ * enum torus_drop_reason - why a frame was dropped (counted per reason)
+ * @TORUS_DROP_MALFORMED: truncated or inconsistent frame header
+ * @TORUS_DROP_VERSION: unknown header version
+ * @TORUS_DROP_NOT_PLACED: node has no coordinates yet
+ * @TORUS_DROP_BAD_ADDR: destination address outside the address plan
+ *	or coordinates outside the extents
+ * @TORUS_DROP_NO_PORT: no port mapped for the direction to take
+ * @TORUS_DROP_LINK_DOWN: the port for the direction has no carrier
+ * @TORUS_DROP_HOP_LIMIT: hop limit exhausted (a loop, or a bad map)
+ * @TORUS_DROP_LOSS: lost on purpose by an injected cable loss rate
+ * @TORUS_DROP_NO_PEER: torport without a peer (being torn down)
+ * @TORUS_DROP_PROTO: payload protocol not carried by the fabric
+ * @TORUS_DROP_NOMEM: allocation or headroom failure
+ * @TORUS_DROP_TOO_BIG: frame larger than the port's MTU
+ */
+enum torus_drop_reason {
+	TORUS_DROP_MALFORMED,
+	TORUS_DROP_VERSION,
+	TORUS_DROP_NOT_PLACED,
+	TORUS_DROP_BAD_ADDR,
+	TORUS_DROP_NO_PORT,
+	TORUS_DROP_LINK_DOWN,
+	TORUS_DROP_HOP_LIMIT,
+	TORUS_DROP_LOSS,
+	TORUS_DROP_NO_PEER,
+	TORUS_DROP_PROTO,
+	TORUS_DROP_NOMEM,
+	TORUS_DROP_TOO_BIG,
+	/* add new reasons above */
+	__TORUS_DROP_MAX,
+	TORUS_DROP_MAX = __TORUS_DROP_MAX - 1
+};
+
+/* names for tools, indexed by enum torus_drop_reason */
+#define TORUS_DROP_NAMES {						\
+	"malformed", "version", "not_placed", "bad_addr", "no_port",	\
+	"link_down", "hop_limit", "loss", "no_peer", "proto", "nomem",	\
+	"too_big" }
+
+/**
+ * enum torus_stats_attr - counters (all u64)
+ * @TORUS_STATS_A_RX_PACKETS: frames received (port) / delivered to the
+ *	local stack (node)
+ * @TORUS_STATS_A_RX_BYTES: bytes of the above
+ * @TORUS_STATS_A_TX_PACKETS: frames sent (port) / sent by the local
+ *	stack into the fabric (node)
+ * @TORUS_STATS_A_TX_BYTES: bytes of the above
+ * @TORUS_STATS_A_FWD_PACKETS: frames forwarded through this node
+ * @TORUS_STATS_A_DROPS: all drops
+ * @TORUS_STATS_A_DROP: nest, attribute type = enum torus_drop_reason + 1,
+ *	u64 count per reason
+ * @TORUS_STATS_A_PAD: padding
+ */
+enum torus_stats_attr {
+	TORUS_STATS_A_UNSPEC,
+	TORUS_STATS_A_RX_PACKETS,
+	TORUS_STATS_A_RX_BYTES,
+	TORUS_STATS_A_TX_PACKETS,
+	TORUS_STATS_A_TX_BYTES,
+	TORUS_STATS_A_FWD_PACKETS,
+	TORUS_STATS_A_DROPS,
+	TORUS_STATS_A_DROP,
+	TORUS_STATS_A_PAD,
+	/* add new attributes above */
+	__TORUS_STATS_A_MAX,
+	TORUS_STATS_A_MAX = __TORUS_STATS_A_MAX - 1
+};
+
+/**
+ * enum torus_link_attr - IFLA_INFO_DATA of "type torport"
+ * @TORUS_LINK_A_LABEL: u8, this end's direction label
+ * @TORUS_LINK_A_PEER: nest: struct ifinfomsg followed by the peer's
+ *	IFLA_* attributes (IFLA_IFNAME, IFLA_NET_NS_FD, IFLA_ADDRESS, ...),
+ *	as veth's VETH_INFO_PEER
+ * @TORUS_LINK_A_PEER_LABEL: u8, the peer's direction label
+ */
+enum torus_link_attr {
+	TORUS_LINK_A_UNSPEC,
+	TORUS_LINK_A_LABEL,
+	TORUS_LINK_A_PEER,
+	TORUS_LINK_A_PEER_LABEL,
+	/* add new attributes above */
+	__TORUS_LINK_A_MAX,
+	TORUS_LINK_A_MAX = __TORUS_LINK_A_MAX - 1
+};
+
+#endif /* _UAPI_LINUX_TORUS_H */
