@@ -142,13 +142,6 @@ static int torport_get_iflink(const struct net_device *dev)
 	return iflink;
 }
 
-static struct net_device *torport_peer_dev(struct net_device *dev)
-{
-	struct torport_priv *priv = netdev_priv(dev);
-
-	return rcu_dereference(priv->peer);
-}
-
 static const struct net_device_ops torport_netdev_ops = {
 	.ndo_init		= torport_init,
 	.ndo_open		= torport_open,
@@ -157,7 +150,6 @@ static const struct net_device_ops torport_netdev_ops = {
 	.ndo_get_stats64	= torport_get_stats64,
 	.ndo_set_mac_address	= eth_mac_addr,
 	.ndo_get_iflink		= torport_get_iflink,
-	.ndo_get_peer_dev	= torport_peer_dev,
 	.ndo_features_check	= passthru_features_check,
 };
 

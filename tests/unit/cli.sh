@@ -1,0 +1,153 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# cli.sh - command line tests of the torus tool that need neither the
+# module nor root: help, usage errors and their exit codes, batch mode.
+# Prints one "PASS: unit/cli_<case>" or "FAIL: unit/cli_<case>" per case
+# and exits 1 if any failed.
+#
+#	TORUS=build/tests/unit/torus sh tests/unit/cli.sh
+
+TORUS=${TORUS:-build/bin/torus}
+# a sanitizer report must not pass for an expected exit status 1
+export ASAN_OPTIONS="exitcode=99:detect_leaks=1"
+export UBSAN_OPTIONS="halt_on_error=1:exitcode=98:print_stacktrace=1"
+
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+# run ARGS...: exit status in $rc, output in $tmp/out and $tmp/err
+run()
+{
+	"$TORUS" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+sanitizer_clean()
+{
+	! grep -q -e 'AddressSanitizer' -e 'LeakSanitizer' \
+		-e 'runtime error' "$tmp/err"
+}
+
+result()
+{
+	if [ "$1" = 0 ] && sanitizer_clean; then
+		echo "PASS: unit/cli_$2"
+	else
+		echo "FAIL: unit/cli_$2"
+		sed 's/^/    /' "$tmp/err" >&2
+		failed=1
+	fi
+}
+
+# expect NAME STATUS PATTERN ARGS...: exit STATUS, PATTERN in stdout+stderr
+expect()
+{
+	name=$1 status=$2 pattern=$3
+	shift 3
+	run "$@"
+	ok=0
+	if [ "$rc" != "$status" ]; then
+		echo "    $name: exit $rc, want $status" >&2
+		ok=1
+	elif [ -n "$pattern" ] &&
+	     ! cat "$tmp/out" "$tmp/err" | grep -q -e "$pattern"; then
+		echo "    $name: no \"$pattern\" in the output" >&2
+		ok=1
+	fi
+	result $ok "$name"
+}
+
+expect help 0 'torus link add NAME dir LABEL' help
+expect help_option 0 'OBJECT := ' --help
+expect help_short 0 'torus route get COORD' -h
+for obj in link node port cable route stats monitor; do
+	expect "help_$obj" 0 "torus $obj" "$obj" help
+done
+expect version 0 'version' -V
+expect no_args 2 'Usage: torus' 
+expect unknown_object 2 'unknown object "frobnicate"' frobnicate
+expect unknown_option 2 'unknown option "-q"' -q node show
+expect unknown_keyword 2 'unknown keyword "frob"' node show frob
+expect no_abbreviation 2 'unknown keyword "sho"' node sho
+expect no_option_abbreviation 2 'unknown option "-jso"' -jso node show
+expect missing_value 2 'missing argument after "dev"' node show dev
+expect bad_coord 2 'invalid coord "1,,2"' node set coord 1,,2
+expect bad_coord_range 2 'invalid coord "256"' node set coord 256
+expect bad_dims 2 'invalid dims "0"' node set dims 0
+expect bad_wrap 2 'invalid wrap "yes"' node set wrap yes
+expect bad_state 2 'invalid state "done"' node set state done
+expect nothing_to_set 2 'nothing to set' node set dev tor0
+expect bad_label 2 'invalid dir "+q"' link add a dir +q peer b dir -x
+expect link_missing_peer 2 'missing "peer NAME"' link add a dir +x
+expect link_missing_dir 2 'missing "dir LABEL" for b' \
+	link add a dir +x peer b
+expect bad_loss 2 'invalid loss "101"' cable set tp0 loss 101
+expect cable_nothing 2 'nothing to set' cable set tp0
+expect route_bad_dst 2 'invalid coordinates "1,x"' route get 1,x
+expect route_missing_dst 2 'missing COORD' route get dev tor0
+expect route_add_no_target 2 'missing "via COORD" or "dir DIR"' \
+	route add 1,2
+expect portmap_bad_dir 2 'invalid direction "x"' port map dev tor0 x tp0
+expect portmap_missing_port 2 'missing argument after "+x"' \
+	port map dev tor0 +x
+expect portmap_twice 2 'direction "+x" given twice' \
+	port map +x lo +x lo
+expect netns_missing 1 'cannot open network namespace "no-such-ns"' \
+	-n no-such-ns node show
+
+# without the module: an error, never a crash (with it: success)
+run node show
+if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && grep -q '^Error: ' "$tmp/err"; }; then
+	result 0 node_show_no_crash
+else
+	result 1 node_show_no_crash
+fi
+
+# batch: line numbers, stop at the first failure, -force goes on
+cat >"$tmp/batch" <<'EOB'
+# a comment, then a blank line
+
+help
+node show frob
+route get 1,x
+EOB
+run -b "$tmp/batch"
+ok=1
+if [ "$rc" = 2 ] && grep -q "Command failed $tmp/batch:4" "$tmp/err" &&
+   ! grep -q ":5" "$tmp/err"; then
+	ok=0
+fi
+result $ok batch_stops
+
+run -force -b "$tmp/batch"
+ok=1
+if [ "$rc" = 2 ] && grep -q "Command failed $tmp/batch:4" "$tmp/err" &&
+   grep -q "Command failed $tmp/batch:5" "$tmp/err"; then
+	ok=0
+fi
+result $ok batch_force
+
+printf '%s\n' 'help' '-n no-such-ns node show' | "$TORUS" -b - \
+	>"$tmp/out" 2>"$tmp/err"
+rc=$?
+ok=1
+if [ "$rc" = 1 ] && grep -q 'Command failed -:2' "$tmp/err"; then
+	ok=0
+fi
+result $ok batch_stdin_netns
+
+printf 'node set reason "unterminated\n' >"$tmp/batch"
+run -b "$tmp/batch"
+ok=1
+if [ "$rc" = 2 ] && grep -q 'unterminated quote' "$tmp/err"; then
+	ok=0
+fi
+result $ok batch_quote
+
+expect batch_missing_file 1 'cannot open' -b "$tmp/no-such-file"
+expect batch_extra_args 2 'unexpected "node" after -batch FILE' \
+	-b "$tmp/batch" node show
+
+exit $failed

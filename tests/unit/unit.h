@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * unit.h - a tiny test harness for the torus tool's unit tests
+ *
+ * Each case prints exactly one line, "PASS: unit/<case>" or
+ * "FAIL: unit/<case>" (the test aggregator parses these); the details of
+ * a failure go to stderr.  The binary exits 1 if any case failed.
+ *
+ *	UNIT_TEST(name) { UNIT_CHECK(cond); UNIT_STREQ(a, b); }
+ *	static const struct unit_case cases[] = { UNIT_CASE(name), ... };
+ *	UNIT_MAIN(cases)
+ */
+#ifndef TORUS_UNIT_H
+#define TORUS_UNIT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct unit_case {
+	const char	*name;
+	void		(*fn)(bool *ok);
+};
+
+#define UNIT_TEST(name)	static void unit_##name(bool *unit_ok)
+#define UNIT_CASE(name)	{ #name, unit_##name }
+
+#define UNIT_CHECK(cond)						\
+	do {								\
+		if (!(cond)) {						\
+			fprintf(stderr, "    %s:%d: check failed: %s\n",\
+				__FILE__, __LINE__, #cond);		\
+			*unit_ok = false;				\
+		}							\
+	} while (0)
+
+#define UNIT_STREQ(got, want)						\
+	do {								\
+		const char *g_ = (got), *w_ = (want);			\
+		if (!g_ || !w_ || strcmp(g_, w_)) {			\
+			fprintf(stderr,					\
+				"    %s:%d: %s\n      got:  \"%s\"\n      want: \"%s\"\n", \
+				__FILE__, __LINE__, #got,		\
+				g_ ? g_ : "(null)", w_ ? w_ : "(null)");\
+			*unit_ok = false;				\
+		}							\
+	} while (0)
+
+static inline int unit_run(const struct unit_case *cases, size_t n)
+{
+	int failed = 0;
+	size_t i;
+	bool ok;
+
+	for (i = 0; i < n; i++) {
+		ok = true;
+		cases[i].fn(&ok);
+		fflush(stderr);
+		printf("%s: unit/%s\n", ok ? "PASS" : "FAIL", cases[i].name);
+		fflush(stdout);
+		if (!ok)
+			failed++;
+	}
+	return failed ? 1 : 0;
+}
+
+#define UNIT_MAIN(cases)						\
+	int main(void)							\
+	{								\
+		return unit_run(cases, sizeof(cases) / sizeof(cases[0]));\
+	}
+
+/* capture what a block of code writes to a FILE * */
+struct unit_capture {
+	FILE	*f;
+	char	*buf;
+	size_t	len;
+};
+
+static inline FILE *unit_capture_begin(struct unit_capture *c)
+{
+	c->buf = NULL;
+	c->len = 0;
+	c->f = open_memstream(&c->buf, &c->len);
+	return c->f;
+}
+
+/* the text written; free() it */
+static inline char *unit_capture_end(struct unit_capture *c)
+{
+	fclose(c->f);
+	return c->buf;
+}
+
+#endif /* TORUS_UNIT_H */

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * records.c - parse node/port/route messages into structs and print them
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <linux/genetlink.h>
+
+#include "json_print.h"
+#include "parse.h"
+#include "records.h"
+
+#define LIST_STR_LEN	(TORUS_MAX_AXES * 4 + 1)
+
+struct tb_ctx {
+	const struct nlattr	**tb;
+	unsigned int		max;
+};
+
+static int tb_cb(const struct nlattr *attr, void *data)
+{
+	struct tb_ctx *ctx = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type <= ctx->max)
+		ctx->tb[type] = attr;
+	return MNL_CB_OK;
+}
+
+static int parse_msg(const struct nlmsghdr *nlh, const struct nlattr **tb,
+		     unsigned int max)
+{
+	struct tb_ctx ctx = { .tb = tb, .max = max };
+
+	if (mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
+		return -1;
+	return mnl_attr_parse(nlh, GENL_HDRLEN, tb_cb, &ctx) == MNL_CB_OK ?
+		0 : -1;
+}
+
+static int parse_nest(const struct nlattr *nest, const struct nlattr **tb,
+		      unsigned int max)
+{
+	struct tb_ctx ctx = { .tb = tb, .max = max };
+
+	return mnl_attr_parse_nested(nest, tb_cb, &ctx) == MNL_CB_OK ? 0 : -1;
+}
+
+static bool get_u8(const struct nlattr *a, uint8_t *v)
+{
+	if (!a || mnl_attr_get_payload_len(a) < sizeof(*v))
+		return false;
+	*v = mnl_attr_get_u8(a);
+	return true;
+}
+
+static bool get_u32(const struct nlattr *a, uint32_t *v)
+{
+	if (!a || mnl_attr_get_payload_len(a) < sizeof(*v))
+		return false;
+	*v = mnl_attr_get_u32(a);
+	return true;
+}
+
+static bool get_u64(const struct nlattr *a, uint64_t *v)
+{
+	if (!a || mnl_attr_get_payload_len(a) < sizeof(*v))
+		return false;
+	*v = mnl_attr_get_u64(a);
+	return true;
+}
+
+static void get_str(const struct nlattr *a, char *buf, size_t len)
+{
+	size_t n;
+
+	if (!a)
+		return;
+	n = mnl_attr_get_payload_len(a);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, mnl_attr_get_payload(a), n);
+	buf[n] = '\0';
+	buf[strnlen(buf, n)] = '\0';
+}
+
+/* per-axis nest (type = axis + 1) of u32; returns the number of axes */
+static unsigned int get_axes_u32(const struct nlattr *nest, uint32_t *vals)
+{
+	const struct nlattr *a;
+	unsigned int n = 0, axis;
+
+	if (!nest)
+		return 0;
+	mnl_attr_for_each_nested(a, nest) {
+		axis = mnl_attr_get_type(a);
+		if (axis < 1 || axis > TORUS_MAX_AXES ||
+		    !get_u32(a, &vals[axis - 1]))
+			continue;
+		if (axis > n)
+			n = axis;
+	}
+	return n;
+}
+
+static unsigned int get_axes_u8(const struct nlattr *nest, uint8_t *vals)
+{
+	const struct nlattr *a;
+	unsigned int n = 0, axis;
+
+	if (!nest)
+		return 0;
+	mnl_attr_for_each_nested(a, nest) {
+		axis = mnl_attr_get_type(a);
+		if (axis < 1 || axis > TORUS_MAX_AXES ||
+		    !get_u8(a, &vals[axis - 1]))
+			continue;
+		if (axis > n)
+			n = axis;
+	}
+	return n;
+}
+
+static void get_stats(const struct nlattr *nest, struct torus_stats_rec *s)
+{
+	const struct nlattr *tb[TORUS_STATS_A_MAX + 1] = {};
+	const struct nlattr *a;
+	unsigned int reason;
+
+	if (!nest || parse_nest(nest, tb, TORUS_STATS_A_MAX))
+		return;
+	s->present = true;
+	get_u64(tb[TORUS_STATS_A_RX_PACKETS], &s->rx_packets);
+	get_u64(tb[TORUS_STATS_A_RX_BYTES], &s->rx_bytes);
+	get_u64(tb[TORUS_STATS_A_TX_PACKETS], &s->tx_packets);
+	get_u64(tb[TORUS_STATS_A_TX_BYTES], &s->tx_bytes);
+	get_u64(tb[TORUS_STATS_A_FWD_PACKETS], &s->fwd_packets);
+	get_u64(tb[TORUS_STATS_A_DROPS], &s->drops);
+	if (!tb[TORUS_STATS_A_DROP])
+		return;
+	mnl_attr_for_each_nested(a, tb[TORUS_STATS_A_DROP]) {
+		reason = mnl_attr_get_type(a);
+		if (reason < 1 || reason > TORUS_REC_MAX_DROPS ||
+		    !get_u64(a, &s->drop[reason - 1]))
+			continue;
+		s->drop_mask |= 1u << (reason - 1);
+	}
+}
+
+static void ifname_of(uint32_t ifindex, char *buf)
+{
+	char tmp[IF_NAMESIZE];
+
+	if (ifindex && if_indextoname(ifindex, tmp))
+		memcpy(buf, tmp, IF_NAMESIZE);
+}
+
+int node_rec_parse(const struct nlmsghdr *nlh, struct torus_node_rec *r)
+{
+	const struct nlattr *tb[TORUS_A_MAX + 1] = {};
+
+	memset(r, 0, sizeof(*r));
+	if (parse_msg(nlh, tb, TORUS_A_MAX) || !get_u32(tb[TORUS_A_IFINDEX],
+							&r->ifindex))
+		return -1;
+	get_str(tb[TORUS_A_IFNAME], r->ifname, sizeof(r->ifname));
+	if (!r->ifname[0])
+		ifname_of(r->ifindex, r->ifname);
+	get_u64(tb[TORUS_A_NODE_ID], &r->id);
+	r->n_coord = get_axes_u32(tb[TORUS_A_COORD], r->coord);
+	r->n_dims = get_axes_u32(tb[TORUS_A_DIMS], r->dims);
+	r->n_wrap = get_axes_u8(tb[TORUS_A_WRAP], r->wrap);
+	get_u8(tb[TORUS_A_STATE], &r->state);
+	get_u8(tb[TORUS_A_ROLE], &r->role);
+	get_str(tb[TORUS_A_REASON], r->reason, sizeof(r->reason));
+	get_u8(tb[TORUS_A_HOP_LIMIT], &r->hop_limit);
+	get_u32(tb[TORUS_A_GENERATION], &r->generation);
+	get_stats(tb[TORUS_A_STATS], &r->stats);
+	return 0;
+}
+
+int port_rec_parse(const struct nlmsghdr *nlh, struct torus_port_rec *r)
+{
+	const struct nlattr *tb[TORUS_A_MAX + 1] = {};
+	const struct nlattr *pb[TORUS_PORT_A_MAX + 1] = {};
+	uint32_t netnsid;
+	uint8_t carrier;
+
+	memset(r, 0, sizeof(*r));
+	r->label = TORUS_DIR_NONE;
+	r->global_dir = TORUS_DIR_NONE;
+	if (parse_msg(nlh, tb, TORUS_A_MAX) || !tb[TORUS_A_PORT] ||
+	    parse_nest(tb[TORUS_A_PORT], pb, TORUS_PORT_A_MAX) ||
+	    !get_u32(pb[TORUS_PORT_A_IFINDEX], &r->ifindex))
+		return -1;
+	get_u32(tb[TORUS_A_IFINDEX], &r->node_ifindex);
+	get_str(tb[TORUS_A_IFNAME], r->node_ifname, sizeof(r->node_ifname));
+	get_str(pb[TORUS_PORT_A_IFNAME], r->ifname, sizeof(r->ifname));
+	if (!r->ifname[0])
+		ifname_of(r->ifindex, r->ifname);
+	if (get_u32(pb[TORUS_PORT_A_MASTER], &r->master) && r->master) {
+		if (r->master == r->node_ifindex && r->node_ifname[0])
+			memcpy(r->master_name, r->node_ifname, IF_NAMESIZE);
+		else
+			ifname_of(r->master, r->master_name);
+	}
+	get_u8(pb[TORUS_PORT_A_LABEL], &r->label);
+	get_u32(pb[TORUS_PORT_A_PEER_IFINDEX], &r->peer_ifindex);
+	get_str(pb[TORUS_PORT_A_PEER_IFNAME], r->peer_name,
+		sizeof(r->peer_name));
+	if (get_u32(pb[TORUS_PORT_A_PEER_NETNSID], &netnsid)) {
+		r->has_peer_netnsid = true;
+		r->peer_netnsid = (int32_t)netnsid;
+	}
+	if (get_u8(pb[TORUS_PORT_A_CARRIER], &carrier))
+		r->carrier = carrier;
+	get_u8(pb[TORUS_PORT_A_GLOBAL_DIR], &r->global_dir);
+	get_u32(pb[TORUS_PORT_A_LOSS_PPM], &r->loss_ppm);
+	get_stats(pb[TORUS_PORT_A_STATS], &r->stats);
+	return 0;
+}
+
+int route_rec_parse(const struct nlmsghdr *nlh, struct torus_route_rec *r)
+{
+	const struct nlattr *tb[TORUS_A_MAX + 1] = {};
+	const struct nlattr *rb[TORUS_ROUTE_A_MAX + 1] = {};
+
+	memset(r, 0, sizeof(*r));
+	if (parse_msg(nlh, tb, TORUS_A_MAX) || !tb[TORUS_A_ROUTE] ||
+	    parse_nest(tb[TORUS_A_ROUTE], rb, TORUS_ROUTE_A_MAX))
+		return -1;
+	get_u32(tb[TORUS_A_IFINDEX], &r->ifindex);
+	get_str(tb[TORUS_A_IFNAME], r->ifname, sizeof(r->ifname));
+	if (!r->ifname[0])
+		ifname_of(r->ifindex, r->ifname);
+	r->n_dst = get_axes_u32(rb[TORUS_ROUTE_A_DST], r->dst);
+	r->n_via = get_axes_u32(rb[TORUS_ROUTE_A_VIA], r->via);
+	r->has_dir = get_u8(rb[TORUS_ROUTE_A_DIR], &r->dir);
+	r->has_next_dir = get_u8(rb[TORUS_ROUTE_A_NEXT_DIR], &r->next_dir);
+	if (get_u32(rb[TORUS_ROUTE_A_NEXT_PORT], &r->next_port))
+		ifname_of(r->next_port, r->next_port_name);
+	r->exception = rb[TORUS_ROUTE_A_EXCEPTION] != NULL;
+	get_u32(rb[TORUS_ROUTE_A_HOPS], &r->hops);
+	return 0;
+}
+
+/* printing */
+
+static void print_u32_array(const char *key, const char *text,
+			    const uint32_t *vals, unsigned int n)
+{
+	char buf[LIST_STR_LEN];
+	unsigned int i;
+
+	open_json_array(PRINT_JSON, key);
+	for (i = 0; i < n; i++)
+		print_uint(PRINT_JSON, NULL, NULL, vals[i]);
+	close_json_array(PRINT_JSON, NULL);
+	if (text && !is_json_context())
+		print_string(PRINT_FP, NULL, text,
+			     n ? format_u32_list(vals, n, buf, sizeof(buf)) :
+				 "-");
+}
+
+static void print_dir(const char *key, const char *text, uint8_t dir)
+{
+	char buf[DIR_STR_LEN];
+
+	print_string_or_null(PRINT_ANY, key, text, format_dir(dir, buf));
+}
+
+static void print_drops(const struct torus_stats_rec *s, int stats)
+{
+	char name[24];
+	const char *n;
+	unsigned int i;
+	bool any = false;
+
+	open_json_object("drop");
+	for (i = 0; i < TORUS_REC_MAX_DROPS; i++) {
+		if (!(s->drop_mask & (1u << i)))
+			continue;
+		/* text: -s shows the reasons that counted, -s -s all */
+		if (!is_json_context() && !s->drop[i] && stats < 2)
+			continue;
+		n = format_drop_reason(i);
+		if (!n) {
+			snprintf(name, sizeof(name), "reason_%u", i);
+			n = name;
+		}
+		if (!any)
+			print_string(PRINT_FP, NULL, "%s", "    drop");
+		any = true;
+		if (is_json_context()) {
+			print_u64(PRINT_JSON, n, NULL, s->drop[i]);
+		} else {
+			print_string(PRINT_FP, NULL, " %s", n);
+			print_u64(PRINT_FP, NULL, " %" PRIu64, s->drop[i]);
+		}
+	}
+	close_json_object();
+	if (any)
+		print_nl();
+}
+
+void node_rec_print_fields(const struct torus_node_rec *r, int stats)
+{
+	const struct torus_stats_rec *s = &r->stats;
+	char buf[LIST_STR_LEN * 2];
+	unsigned int i;
+	int off = 0;
+
+	print_uint(PRINT_ANY, "ifindex", "%u: ", r->ifindex);
+	print_string(PRINT_ANY, "ifname", "%s:", r->ifname);
+	print_string(PRINT_ANY, "state", " state %s", format_state(r->state));
+	print_string(PRINT_ANY, "role", " role %s", format_role(r->role));
+	print_u64(PRINT_ANY, "id", " id %" PRIu64, r->id);
+	print_uint(PRINT_ANY, "generation", " generation %u", r->generation);
+	print_nl();
+
+	print_u32_array("coord", "    coord %s", r->coord, r->n_coord);
+	print_u32_array("dims", " dims %s", r->dims, r->n_dims);
+	open_json_array(PRINT_JSON, "wrap");
+	for (i = 0; i < r->n_wrap; i++) {
+		print_bool(PRINT_JSON, NULL, NULL, r->wrap[i]);
+		off += snprintf(buf + off, sizeof(buf) - (size_t)off, "%s%s",
+				i ? "," : "", r->wrap[i] ? "torus" : "mesh");
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_string(PRINT_FP, NULL, " wrap %s", r->n_wrap ? buf : "-");
+	print_uint(PRINT_ANY, "hop_limit", " hoplimit %u", r->hop_limit);
+	print_nl();
+
+	print_string(PRINT_JSON, "reason", NULL, r->reason);
+	if (r->reason[0]) {
+		print_string(PRINT_FP, NULL, "    reason \"%s\"", r->reason);
+		print_nl();
+	}
+
+	if (!stats)
+		return;
+	open_json_object("stats");
+	print_u64(PRINT_ANY, "rx_packets", "    rx_packets %" PRIu64,
+		  s->rx_packets);
+	print_u64(PRINT_ANY, "rx_bytes", " rx_bytes %" PRIu64, s->rx_bytes);
+	print_u64(PRINT_ANY, "tx_packets", " tx_packets %" PRIu64,
+		  s->tx_packets);
+	print_u64(PRINT_ANY, "tx_bytes", " tx_bytes %" PRIu64, s->tx_bytes);
+	print_u64(PRINT_ANY, "fwd_packets", " fwd_packets %" PRIu64,
+		  s->fwd_packets);
+	print_u64(PRINT_ANY, "drops", " drops %" PRIu64, s->drops);
+	print_nl();
+	print_drops(s, stats);
+	close_json_object();
+}
+
+void node_rec_print(const struct torus_node_rec *r, int stats)
+{
+	open_json_object(NULL);
+	node_rec_print_fields(r, stats);
+	close_json_object();
+}
+
+void port_rec_print_fields(const struct torus_port_rec *r, int stats)
+{
+	const struct torus_stats_rec *s = &r->stats;
+	char pct[PCT_STR_LEN];
+
+	print_uint(PRINT_ANY, "ifindex", "%u: ", r->ifindex);
+	print_string(PRINT_ANY, "ifname", "%s:", r->ifname);
+	print_string_or_null(PRINT_ANY, "master", " master %s",
+			     r->master_name[0] ? r->master_name : NULL);
+	print_dir("dir", " dir %s", r->label);
+	print_dir("global_dir", " global_dir %s", r->global_dir);
+	print_string_or_null(PRINT_ANY, "peer", " peer %s",
+			     r->peer_name[0] ? r->peer_name : NULL);
+	if (r->peer_ifindex)
+		print_uint(PRINT_ANY, "peer_ifindex", " peer_ifindex %u",
+			   r->peer_ifindex);
+	else
+		print_null(PRINT_JSON, "peer_ifindex", NULL, NULL);
+	if (r->has_peer_netnsid)
+		print_int(PRINT_ANY, "peer_netnsid", " peer_netnsid %d",
+			  r->peer_netnsid);
+	print_bool(PRINT_JSON, "carrier", NULL, r->carrier);
+	print_string(PRINT_FP, NULL, " carrier %s", r->carrier ? "up" : "down");
+	print_number(PRINT_ANY, "loss_pct", " loss %s%%",
+		     format_ppm_pct(r->loss_ppm, pct));
+	print_nl();
+
+	print_u64(PRINT_JSON, "rx_packets", NULL, s->rx_packets);
+	print_u64(PRINT_JSON, "tx_packets", NULL, s->tx_packets);
+	print_u64(PRINT_JSON, "rx_bytes", NULL, s->rx_bytes);
+	print_u64(PRINT_JSON, "tx_bytes", NULL, s->tx_bytes);
+	print_u64(PRINT_JSON, "drops", NULL, s->drops);
+	if (!stats)
+		return;
+	if (!is_json_context()) {
+		print_u64(PRINT_FP, NULL, "    rx_packets %" PRIu64,
+			  s->rx_packets);
+		print_u64(PRINT_FP, NULL, " rx_bytes %" PRIu64, s->rx_bytes);
+		print_u64(PRINT_FP, NULL, " tx_packets %" PRIu64,
+			  s->tx_packets);
+		print_u64(PRINT_FP, NULL, " tx_bytes %" PRIu64, s->tx_bytes);
+		print_u64(PRINT_FP, NULL, " drops %" PRIu64, s->drops);
+		print_nl();
+	}
+	print_drops(s, stats);
+}
+
+void port_rec_print(const struct torus_port_rec *r, int stats)
+{
+	open_json_object(NULL);
+	port_rec_print_fields(r, stats);
+	close_json_object();
+}
+
+static void route_common(const struct torus_route_rec *r)
+{
+	if (r->ifname[0])
+		print_string(PRINT_ANY, "ifname", "dev %s ", r->ifname);
+	print_u32_array("dst", "dst %s", r->dst, r->n_dst);
+	if (r->n_via)
+		print_u32_array("via", " via %s", r->via, r->n_via);
+}
+
+void route_rec_print(const struct torus_route_rec *r)
+{
+	open_json_object(NULL);
+	route_common(r);
+	if (r->has_dir)
+		print_dir("dir", " dir %s", r->dir);
+	print_nl();
+	close_json_object();
+}
+
+void route_get_print(const struct torus_route_rec *r)
+{
+	bool local = !r->has_next_dir || r->next_dir == TORUS_DIR_NONE;
+
+	open_json_object(NULL);
+	route_common(r);
+	print_bool(PRINT_JSON, "local", NULL, local);
+	if (local)
+		print_string(PRINT_FP, NULL, "%s", " local");
+	print_dir("next_dir", " next_dir %s",
+		  local ? TORUS_DIR_NONE : r->next_dir);
+	print_string_or_null(PRINT_ANY, "next_port", " next_port %s",
+			     !local && r->next_port_name[0] ?
+			     r->next_port_name : NULL);
+	print_bool(PRINT_JSON, "exception", NULL, r->exception);
+	if (r->exception)
+		print_string(PRINT_FP, NULL, "%s", " exception");
+	print_uint(PRINT_ANY, "hops", " hops %u", r->hops);
+	print_nl();
+	close_json_object();
+}
