@@ -1,0 +1,12 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/vm/check.sh - every VM scenario, run inside the test VM by
+# tests/run (tests/vm/run -- tests/vm/check.sh).  Each scenario prints
+# PASS:/FAIL:/SKIP: lines; the exit status is non-zero if any failed.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/lib.sh
+require_vm
+
+status=0
+python3 tests/vm/fabric_test.py || status=1
+exit $status

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""VM scenarios for the fabric foundation (runs inside the test VM).
+
+Racks of namespaces with coordinates and port maps set by hand through
+the torus tool; assertions on what users rely on: reachability, byte
+exact TCP, exact port counters, the exact set of pings a cut cable
+breaks with the drop counted by reason, meshes and 4 axes, clean
+teardown.  Prints PASS:/FAIL:/SKIP: lines for the aggregator.
+"""
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tools", "lab"))
+import torus_lab  # noqa: E402
+from torus_lab import Rack, dor_path, addr, port_name  # noqa: E402
+
+results = {"pass": 0, "fail": 0}
+
+
+def report(name, ok, msg=""):
+    results["pass" if ok else "fail"] += 1
+    print("%s: vm/%s%s" % ("PASS" if ok else "FAIL", name,
+                            "" if ok or not msg else " -- " + msg),
+          flush=True)
+
+
+def case(name):
+    def wrap(fn):
+        def run(*a, **kw):
+            t0 = time.monotonic()
+            try:
+                msg = fn(*a, **kw)
+                report(name, True)
+                print("#   %s: %.1f s%s" % (name, time.monotonic() - t0,
+                                           " (" + msg + ")" if msg else ""),
+                      flush=True)
+            except AssertionError as e:
+                report(name, False, str(e))
+            except Exception as e:  # a broken step is a failed case
+                report(name, False, "%s: %s" % (type(e).__name__, e))
+                traceback.print_exc(file=sys.stdout)
+        return run
+    return wrap
+
+
+def fmt(c):
+    return ",".join(map(str, c))
+
+
+@case("torus4x4x4_placed")
+def check_placed(rack):
+    for coord in (rack.nodes[0], rack.nodes[21], rack.nodes[-1]):
+        node = rack.node_json(coord)
+        assert node["state"] == "placed", node
+        assert node["role"] == "static", node
+        assert node["coord"] == list(coord), node
+        assert node["dims"] == [4, 4, 4] and node["wrap"] == [True] * 3, node
+        ports = rack.ports_json(coord)
+        assert len(ports) == 6, ports
+        for p in ports.values():
+            assert p["carrier"] is True, p
+            assert p["dir"] == p["global_dir"], p
+            assert p["peer"] is not None, p
+
+
+@case("torus4x4x4_ping_all_v4")
+def check_ping_all(rack):
+    return _ping_all(rack, False)
+
+
+@case("torus4x4x4_ping_all_v6")
+def check_ping_all_v6(rack):
+    return _ping_all(rack, True)
+
+
+def _ping_all(rack, v6):
+    oks = rack.ping_all((0, 0, 0), v6=v6)
+    bad = [fmt(d) for d, ok in oks.items() if not ok]
+    assert len(oks) == 63 and not bad, "unreachable: " + " ".join(bad)
+    return "63/63"
+
+
+@case("torus4x4x4_tcp_longest_path")
+def check_tcp(rack):
+    """4 MiB over the 6-hop path (0,0,0) -> (2,2,2), byte for byte."""
+    src, dst = (0, 0, 0), (2, 2, 2)
+    assert len(dor_path(rack.dims, rack.wrap, src, dst)) == 6
+    data = os.urandom(4 << 20)
+    want = hashlib.sha256(data).hexdigest()
+    server = subprocess.Popen(
+        ["ip", "netns", "exec", rack.ns(dst), "python3", "-c",
+         "import socket,hashlib,sys\n"
+         "s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,"
+         "socket.SO_REUSEADDR,1); s.bind(('0.0.0.0',5201)); s.listen(1)\n"
+         "print('ready',flush=True)\n"
+         "c,_=s.accept(); h=hashlib.sha256(); n=0\n"
+         "while True:\n"
+         "  b=c.recv(1<<16)\n"
+         "  if not b: break\n"
+         "  h.update(b); n+=len(b)\n"
+         "print(n,h.hexdigest(),flush=True)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout.readline().strip() == "ready"
+        client = subprocess.run(
+            ["ip", "netns", "exec", rack.ns(src), "python3", "-c",
+             "import socket,sys\n"
+             "c=socket.create_connection((sys.argv[1],5201),timeout=30)\n"
+             "c.sendall(sys.stdin.buffer.read()); c.close()\n", addr(dst)],
+            input=data, capture_output=True, timeout=120)
+        assert client.returncode == 0, client.stderr
+        n, digest = server.stdout.readline().split()
+        server.wait(timeout=30)
+    finally:
+        server.kill()
+    assert int(n) == len(data), "received %s of %d bytes" % (n, len(data))
+    assert digest == want, "sha256 mismatch"
+    return "%d bytes, sha256 equal" % len(data)
+
+
+def port_counts(rack, coords):
+    return {(c, name): (p["tx_packets"], p["rx_packets"])
+            for c in coords for name, p in rack.ports_json(c).items()}
+
+
+@case("torus4x4x4_port_counters")
+def check_counters(rack):
+    """Every port on the request and reply paths counts each frame once;
+    ports off the paths count none."""
+    src, dst, count = (0, 0, 0), (2, 0, 0), 20
+    fwd = dor_path(rack.dims, rack.wrap, src, dst)
+    back = dor_path(rack.dims, rack.wrap, dst, src)
+    coords = sorted({c for hop in fwd + back for c in hop})
+    before = port_counts(rack, coords)
+    res = rack.exec(src, ["ping", "-q", "-c", str(count), "-i", "0.05",
+                          addr(dst)], check=False)
+    assert res.returncode == 0, res.stdout
+    after = port_counts(rack, coords)
+    want = {k: [0, 0] for k in before}
+    for a, b in fwd + back:
+        axis = next(i for i in range(3) if a[i] != b[i])
+        up = (b[axis] - a[axis]) % rack.dims[axis] == 1
+        want[(a, port_name(axis, not up))][0] += count
+        want[(b, port_name(axis, up))][1] += count
+    for k in before:
+        got = [after[k][0] - before[k][0], after[k][1] - before[k][1]]
+        assert got == want[k], "%s %s: tx,rx delta %s, want %s" % (
+            fmt(k[0]), k[1], got, want[k])
+    return "%d ports checked" % len(before)
+
+
+@case("torus4x4x4_cut_cable")
+def check_cut(rack):
+    """Cut (1,0,0)+x <-> (2,0,0)-x: exactly the pings whose request or
+    reply path crosses it fail, each loss counted as link_down."""
+    a, b, src = (1, 0, 0), (2, 0, 0), (0, 0, 0)
+    cut = {(a, b), (b, a)}
+    affected = set()
+    for d in rack.nodes:
+        if d == src:
+            continue
+        hops = dor_path(rack.dims, rack.wrap, src, d) + \
+            dor_path(rack.dims, rack.wrap, d, src)
+        if cut & set(hops):
+            affected.add(d)
+    assert affected, "oracle found no affected destination"
+    drops0 = sum(rack.node_json(c)["stats"]["drop"]["link_down"]
+                 for c in (a, b))
+    rack.set_cable(a, 0, False, "down")
+    try:
+        ports = rack.ports_json(b)
+        assert ports["mx"]["carrier"] is False, "peer end still has carrier"
+        oks = rack.ping_all(src)
+        failed = {d for d, ok in oks.items() if not ok}
+        drops1 = sum(rack.node_json(c)["stats"]["drop"]["link_down"]
+                     for c in (a, b))
+    finally:
+        rack.set_cable(a, 0, False, "up")
+    assert failed == affected, "failed %s, expected %s" % (
+        sorted(map(fmt, failed)), sorted(map(fmt, affected)))
+    assert drops1 - drops0 >= len(affected), \
+        "link_down drops %d < %d affected pings" % (drops1 - drops0,
+                                                      len(affected))
+    oks = rack.ping_all(src, dsts=sorted(affected))
+    assert all(oks.values()), "not reachable again after restore"
+    return "%d affected, %d link_down drops" % (len(affected),
+                                                drops1 - drops0)
+
+
+@case("torus4x4x4_hop_limit_loop")
+def check_loop(rack):
+    """A wrong port map makes a loop; the hop limit ends it, counted."""
+    src, mid, dst = (0, 0, 0), (1, 0, 0), (2, 0, 0)
+    ns = rack.ns(mid)
+    torus_lab.run(["torus", "-n", ns, "port", "map", "dev", "tor0",
+                   "+x", "mx", "-x", "px", "+y", "py", "-y", "my",
+                   "+z", "pz", "-z", "mz"])
+    try:
+        before = sum(rack.node_json(c)["stats"]["drop"]["hop_limit"]
+                     for c in (src, mid))
+        assert not rack.ping(src, dst, count=1, wait=1)
+        after = sum(rack.node_json(c)["stats"]["drop"]["hop_limit"]
+                    for c in (src, mid))
+    finally:
+        rack.configure_static()
+    assert after - before >= 1, "no hop_limit drop counted"
+    assert rack.ping(src, dst), "not reachable after the map is fixed"
+
+
+@case("bad_input_rejected")
+def check_bad_input(rack):
+    """Hostile requests get a clear error and change nothing."""
+    ns = rack.ns((0, 0, 0))
+    bad = [
+        (["node", "set", "dev", "tor0", "coord", "5,0,0", "dims", "4,4,4"],
+         "outside"),
+        (["node", "set", "dev", "tor0", "coord", "0,0", "dims", "4,4,4"],
+         "same"),
+        (["port", "map", "dev", "tor0", "+x", "lo"], "not a port"),
+        (["route", "get", "9,9,9"], "outside"),
+        (["route", "add", "1,1,1", "via", "4,0,0"], "outside"),
+        (["cable", "set", "tor0", "down"], "torport"),
+    ]
+    before = rack.node_json((0, 0, 0))
+    for args, word in bad:
+        res = torus_lab.run(["torus", "-n", ns] + args, check=False)
+        assert res.returncode != 0, "accepted: %s" % " ".join(args)
+        assert word in res.stderr, "%s: unclear error %r" % (
+            " ".join(args), res.stderr)
+    after = rack.node_json((0, 0, 0))
+    for k in ("coord", "dims", "wrap", "state", "generation"):
+        assert before[k] == after[k], "%s changed: %s -> %s" % (
+            k, before[k], after[k])
+    assert rack.ping((0, 0, 0), (1, 1, 1))
+
+
+@case("route_exception_via")
+def check_exception(rack):
+    """A 'via' exception takes frames round the intermediate node."""
+    src, dst, via = (0, 0, 0), (2, 0, 0), (0, 2, 0)
+    ns = rack.ns(src)
+    torus_lab.run(["torus", "-n", ns, "route", "add", fmt(dst), "via",
+                   fmt(via)])
+    try:
+        got = rack.torus_json(src, "route", "get", fmt(dst))
+        assert got["exception"] is True and got["next_dir"] == "+y", got
+        shown = rack.torus_json(src, "route", "show")
+        assert [r["dst"] for r in shown] == [list(dst)], shown
+        before = rack.node_json(via)["stats"]["fwd_packets"]
+        assert rack.ping(src, dst)
+        fwd = rack.node_json(via)["stats"]["fwd_packets"] - before
+        assert fwd >= 1, "the intermediate node forwarded nothing"
+    finally:
+        torus_lab.run(["torus", "-n", ns, "route", "del", fmt(dst)])
+    assert rack.torus_json(src, "route", "show") == []
+
+
+def small_rack(name, dims, wrap, v6):
+    @case(name)
+    def check():
+        rack = Rack(dims, wrap, prefix="s")
+        rack.build(static=True)
+        try:
+            src = rack.nodes[0]
+            oks = rack.ping_all(src, v6=v6)
+            bad = [fmt(d) for d, ok in oks.items() if not ok]
+            assert len(oks) == len(rack.nodes) - 1
+            assert not bad, "unreachable: " + " ".join(bad)
+            return "%d/%d" % (len(oks), len(oks))
+        finally:
+            rack.destroy()
+    check()
+
+
+@case("teardown_clean")
+def check_teardown(rack):
+    rack.destroy()
+    for _ in range(50):
+        left = torus_lab.run(["ip", "netns", "list"]).stdout.strip()
+        if not left:
+            break
+        time.sleep(0.1)
+    assert not left, "namespaces left: " + left
+    res = torus_lab.run(["rmmod", "torus"], check=False)
+    assert res.returncode == 0, "rmmod: " + res.stderr
+    dmesg = torus_lab.run(["dmesg"]).stdout
+    bad = [l for l in dmesg.splitlines()
+           if any(w in l for w in ("WARNING:", "BUG:", "Oops", "leak",
+                                   "refcount", "unregister_netdevice: waiting"))]
+    assert not bad, "dmesg: " + " | ".join(bad[:5])
+
+
+def main():
+    rack = Rack([4, 4, 4], [True] * 3)
+    t0 = time.monotonic()
+    secs = rack.build(static=True)
+    print("# built 4x4x4 rack (64 namespaces, 192 cables) in %.1f s" % secs,
+          flush=True)
+    check_placed(rack)
+    check_ping_all(rack)
+    check_ping_all_v6(rack)
+    check_tcp(rack)
+    check_counters(rack)
+    check_cut(rack)
+    check_loop(rack)
+    check_bad_input(rack)
+    check_exception(rack)
+    rack.destroy()
+    small_rack("mesh3x3_ping_all", [3, 3], [False, False], False)
+    small_rack("torus2x2x2x2_ping_all_v6", [2, 2, 2, 2], [True] * 4, True)
+    small_rack("mixed5x1x2_ping_all", [5, 1, 2], [False, True, True], False)
+    check_teardown(rack)
+    print("# fabric scenarios: %.1f s" % (time.monotonic() - t0))
+    return 0 if results["fail"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
