@@ -1,0 +1,608 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tcore: neighbor discovery, leader election and "follow" coordinate
+ * assignment (Castanos et al., Figure 5), extent discovery by GCD, and
+ * termination after K quiet ticks.
+ *
+ * Every node starts as the leader of its own frame: coordinates 0 and
+ * its local axes as the global ones.  A node follows a neighbor whose
+ * frame ranks higher, over a cable whose axis map is resolved: it takes
+ * the neighbor's leader, composes the neighbor's frame map with the
+ * cable's map, and sets its coordinates one step from the neighbor's.
+ * Frames rank by (placed, leader id), so once a fabric is placed a new
+ * or restarted node with a higher id joins the existing frame instead
+ * of moving everybody: coordinates survive the leader's death.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcore_int.h"
+
+static const char *const tc_reasons[] = {
+	[R_NONE] = "",
+	[R_NO_NEIGHBOR] = "no live neighbor",
+	[R_UNRESOLVED] = "no cable orientation could be resolved",
+	[R_FACE_FAILED] = "block face orientation failed (no satisfying quadruple)",
+	[R_WAITING] = "waiting for a frame",
+	[R_BAD_CONFIG] = "bad configuration",
+};
+
+static size_t tc_align(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+size_t tc_node_size(const struct tc_config *cfg)
+{
+	size_t np = 2 * (size_t)(cfg->ndims ? cfg->ndims : 1);
+	size_t size = tc_align(sizeof(struct tc_node));
+
+	size += tc_align(np * sizeof(struct tc_nbr));
+	if (cfg->block_mode)
+		size += tc_align(np * sizeof(struct tc_face)) +
+			tc_align(TC_QUEUE * sizeof(struct tc_qent));
+	else
+		size += tc_align(np * np * sizeof(uint32_t));
+	return size;
+}
+
+static uint16_t tc_block_diameter(const struct tc_config *cfg)
+{
+	unsigned int axis, d = 0;
+
+	for (axis = 0; axis < cfg->ndims; axis++)
+		d += cfg->block_dims[axis] - 1;
+	return (uint16_t)d;
+}
+
+static int tc_config_check(const struct tc_config *cfg)
+{
+	unsigned int axis;
+
+	if (!cfg->id || !cfg->ndims || cfg->ndims > TC_MAX_AXES)
+		return -EINVAL;
+	if (cfg->ports & ~((1u << (2 * cfg->ndims)) - 1))
+		return -EINVAL;
+	if (!cfg->block_mode)
+		return 0;
+	if (!cfg->block_id)
+		return -EINVAL;
+	for (axis = 0; axis < cfg->ndims; axis++)
+		if (!cfg->block_dims[axis] ||
+		    cfg->block_dims[axis] > TORUS_MAX_EXTENT ||
+		    cfg->block_coord[axis] >= cfg->block_dims[axis])
+			return -EINVAL;
+	return 0;
+}
+
+static void tc_nbr_clear(struct tc_node *n, uint8_t port)
+{
+	struct tc_nbr *nb = &n->nbr[port];
+
+	memset(nb, 0, sizeof(*nb));
+	memset(nb->map, TC_NONE, sizeof(nb->map));
+	if (n->hop2)
+		memset(tc_hop2(n, port), 0, tc_nports(n) * sizeof(uint32_t));
+}
+
+int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
+		 const struct tc_output *out)
+{
+	uint8_t *mem;
+	unsigned int axis, np;
+	int err = tc_config_check(cfg);
+
+	if (err)
+		return err;
+	memset(n, 0, tc_node_size(cfg));
+	n->cfg = *cfg;
+	if (!n->cfg.hello_ticks)
+		n->cfg.hello_ticks = 10;
+	if (!n->cfg.dead_ticks)
+		n->cfg.dead_ticks = 3 * n->cfg.hello_ticks + 1;
+	if (!n->cfg.quiet_ticks)
+		n->cfg.quiet_ticks = 20;
+	if (cfg->block_mode && !n->cfg.orient_ticks)
+		n->cfg.orient_ticks = 2 * tc_block_diameter(cfg) + 2;
+	n->out = *out;
+	np = tc_nports(n);
+
+	mem = (uint8_t *)n + tc_align(sizeof(*n));
+	n->nbr = (struct tc_nbr *)mem;
+	mem += tc_align(np * sizeof(struct tc_nbr));
+	if (cfg->block_mode) {
+		n->face = (struct tc_face *)mem;
+		mem += tc_align(np * sizeof(struct tc_face));
+		n->queue = (struct tc_qent *)mem;
+		for (axis = 0; axis < np; axis++)
+			memset(n->face[axis].map, TC_NONE, TC_MAX_AXES);
+	} else {
+		n->hop2 = (uint32_t *)mem;
+	}
+	for (axis = 0; axis < np; axis++)
+		tc_nbr_clear(n, axis);
+
+	n->leader = cfg->id;
+	memset(n->R, TC_NONE, sizeof(n->R));
+	for (axis = 0; axis < cfg->ndims; axis++)
+		n->R[axis] = TORUS_DIR(axis, 0);
+	n->flags = TN_DIRTY | TN_CHANGED;
+	n->generation = 1;
+	return 0;
+}
+
+static bool tc_port_ok(const struct tc_node *n, uint8_t port)
+{
+	return port < tc_nports(n) && (n->cfg.ports & (1u << port));
+}
+
+static void tc_changed(struct tc_node *n)
+{
+	n->flags |= TN_CHANGED | TN_DIRTY;
+}
+
+static void tc_nbr_drop(struct tc_node *n, uint8_t port)
+{
+	if (n->nbr[port].id)
+		tc_changed(n);
+	tc_nbr_clear(n, port);
+}
+
+void tc_port_state(struct tc_node *n, uint8_t port, bool up)
+{
+	if (!tc_port_ok(n, port))
+		return;
+	if (up) {
+		if (!(n->up & (1u << port)))
+			n->flags |= TN_DIRTY;
+		n->up |= 1u << port;
+	} else {
+		n->up &= ~(1u << port);
+		tc_nbr_drop(n, port);
+	}
+}
+
+static uint16_t tc_gcd(uint16_t a, uint16_t b)
+{
+	while (b) {
+		uint16_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Fold extent knowledge of the same frame into ours. */
+static void tc_merge_extent(struct tc_node *n, const uint16_t *gcd,
+			    const int16_t *cmin, const int16_t *cmax)
+{
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++) {
+		uint16_t g = tc_gcd(n->gcd[k], gcd[k]);
+
+		if (g != n->gcd[k] || cmin[k] < n->cmin[k] ||
+		    cmax[k] > n->cmax[k])
+			tc_changed(n);
+		n->gcd[k] = g;
+		if (cmin[k] < n->cmin[k])
+			n->cmin[k] = cmin[k];
+		if (cmax[k] > n->cmax[k])
+			n->cmax[k] = cmax[k];
+	}
+}
+
+int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
+	       size_t len)
+{
+	struct tc_nbr *nb;
+	struct tw_msg m;
+	unsigned int i;
+
+	n->stats.msgs_rx++;
+	n->stats.bytes_rx += len;
+	if (!tc_port_ok(n, port) || !(n->up & (1u << port)) ||
+	    tw_decode(msg, len, n->cfg.ndims, &m) || m.id == n->cfg.id) {
+		n->stats.bad_rx++;
+		return -EBADMSG;
+	}
+
+	nb = &n->nbr[port];
+	if (nb->id != m.id || nb->peer_port != m.port) {
+		tc_nbr_clear(n, port);
+		nb->id = m.id;
+		nb->peer_port = m.port;
+		tc_changed(n);
+	}
+	nb->silent = 0;
+
+	if (n->hop2 && m.has_nbrs) {
+		uint32_t *row = tc_hop2(n, port);
+
+		memset(row, 0, tc_nports(n) * sizeof(uint32_t));
+		for (i = 0; i < m.nnbrs; i++)
+			if (m.nbr_label[i] < tc_nports(n))
+				row[m.nbr_label[i]] = m.nbr_hash[i];
+	}
+	if (m.has_block) {
+		nb->block = m.block;
+		memcpy(nb->block_coord, m.block_coord, n->cfg.ndims);
+		nb->flags |= NB_BLOCK;
+	}
+	if (m.has_frame) {
+		nb->leader = m.leader;
+		memcpy(nb->R, m.R, n->cfg.ndims);
+		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
+		nb->flags |= NB_FRAME;
+		nb->flags &= ~NB_PLACED;
+		if (m.frame_flags & TW_FRAME_PLACED)
+			nb->flags |= NB_PLACED;
+		if (m.has_extent && m.leader == n->leader)
+			tc_merge_extent(n, m.gcd, m.cmin, m.cmax);
+	}
+	if (n->cfg.block_mode)
+		tc_block_rx(n, port, &m);
+	return 0;
+}
+
+/* Does the frame of neighbor @nb rank above ours? */
+static bool tc_ranks_above(const struct tc_node *n, const struct tc_nbr *nb)
+{
+	bool placed = n->flags & TN_PLACED, nb_placed = nb->flags & NB_PLACED;
+
+	if (nb_placed != placed)
+		return nb_placed;
+	return nb->leader > n->leader;
+}
+
+/* Axes on which this node has a live neighbor: those it must orient. */
+static uint8_t tc_needed_axes(const struct tc_node *n)
+{
+	uint8_t axes = 0;
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->nbr[p].id)
+			axes |= 1u << (p >> 1);
+	return axes;
+}
+
+static bool tc_frame_complete(const struct tc_node *n, const uint8_t *R)
+{
+	uint8_t axes = tc_needed_axes(n);
+	unsigned int a;
+
+	for (a = 0; a < n->cfg.ndims; a++)
+		if ((axes & (1u << a)) && R[a] == TC_NONE)
+			return false;
+	return true;
+}
+
+static void tc_step(int16_t *coord, uint8_t gdir)
+{
+	coord[gdir >> 1] += (gdir & 1) ? -1 : 1;
+}
+
+/*
+ * The frame this node would have by following the neighbor on @port:
+ * false if it would leave an axis with a live port unoriented.
+ */
+static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
+			 int16_t *coord)
+{
+	const struct tc_nbr *nb = &n->nbr[port];
+	unsigned int a;
+	uint8_t g;
+
+	for (a = 0; a < n->cfg.ndims; a++) {
+		uint8_t d = nb->map[a];
+
+		R[a] = TC_NONE;
+		if (d != TC_NONE && nb->R[d >> 1] != TC_NONE)
+			R[a] = tc_dir_apply(nb->R, d);
+	}
+	if (nb->R[nb->peer_port >> 1] == TC_NONE)
+		return false;
+	g = tc_dir_apply(nb->R, nb->peer_port);
+	memcpy(coord, nb->coord, n->cfg.ndims * sizeof(int16_t));
+	tc_step(coord, g);
+	return tc_frame_complete(n, R);
+}
+
+static void tc_follow(struct tc_node *n, uint8_t port)
+{
+	const struct tc_nbr *nb = &n->nbr[port];
+	int16_t coord[TC_MAX_AXES];
+	uint8_t R[TC_MAX_AXES];
+	unsigned int k;
+
+	memset(R, TC_NONE, sizeof(R));
+	if (!tc_frame_via(n, port, R, coord))
+		return;
+	if (nb->leader != n->leader) {
+		memset(n->gcd, 0, sizeof(n->gcd));
+		memcpy(n->cmin, coord, sizeof(n->cmin));
+		memcpy(n->cmax, coord, sizeof(n->cmax));
+	}
+	if (nb->leader != n->leader || memcmp(R, n->R, n->cfg.ndims) ||
+	    memcmp(coord, n->coord, n->cfg.ndims * sizeof(int16_t)))
+		tc_changed(n);
+	n->leader = nb->leader;
+	memcpy(n->R, R, sizeof(n->R));
+	memcpy(n->coord, coord, n->cfg.ndims * sizeof(int16_t));
+	for (k = 0; k < n->cfg.ndims; k++) {
+		if (coord[k] < n->cmin[k])
+			n->cmin[k] = coord[k];
+		if (coord[k] > n->cmax[k])
+			n->cmax[k] = coord[k];
+	}
+	if ((nb->flags & NB_PLACED) && !(n->flags & TN_PLACED))
+		n->flags |= TN_PLACED | TN_DIRTY;
+}
+
+/*
+ * Seen from a neighbor of the same frame, our coordinates may differ by
+ * a whole number of turns around a ring: the extent divides the gap
+ * (section 4.1 of the paper).
+ */
+static void tc_check_extent(struct tc_node *n, uint8_t port)
+{
+	const struct tc_nbr *nb = &n->nbr[port];
+	int16_t pred[TC_MAX_AXES];
+	unsigned int k;
+
+	if (nb->R[nb->peer_port >> 1] == TC_NONE)
+		return;
+	memcpy(pred, nb->coord, sizeof(pred));
+	tc_step(pred, tc_dir_apply(nb->R, nb->peer_port));
+	for (k = 0; k < n->cfg.ndims; k++) {
+		int gap = pred[k] - n->coord[k];
+		uint16_t g;
+
+		if (!gap)
+			continue;
+		g = tc_gcd(n->gcd[k], (uint16_t)abs(gap));
+		if (g != n->gcd[k]) {
+			n->gcd[k] = g;
+			tc_changed(n);
+		}
+	}
+}
+
+static bool tc_usable(const struct tc_nbr *nb)
+{
+	return nb->id && (nb->flags & NB_RESOLVED) && (nb->flags & NB_FRAME);
+}
+
+static void tc_elect(struct tc_node *n)
+{
+	int best = -1, p;
+	int16_t coord[TC_MAX_AXES];
+	uint8_t R[TC_MAX_AXES];
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord))
+			continue;
+		if (best < 0) {
+			best = p;
+			continue;
+		}
+		if ((nb->flags & NB_PLACED) != (n->nbr[best].flags & NB_PLACED)) {
+			if (nb->flags & NB_PLACED)
+				best = p;
+		} else if (nb->leader > n->nbr[best].leader) {
+			best = p;
+		}
+	}
+	if (best < 0)
+		return;
+	if (tc_ranks_above(n, &n->nbr[best]))
+		tc_follow(n, best);
+	else if (n->nbr[best].leader == n->leader &&
+		 !tc_frame_complete(n, n->R))
+		tc_follow(n, best);	/* a new port needs an orientation */
+}
+
+static bool tc_in_frame(const struct tc_node *n)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if (tc_usable(&n->nbr[p]) && n->nbr[p].leader == n->leader)
+			return true;
+	return false;
+}
+
+static bool tc_has_nbr(const struct tc_node *n)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->nbr[p].id)
+			return true;
+	return false;
+}
+
+static void tc_send_all(struct tc_node *n)
+{
+	uint8_t buf[TC_MSG_MAX], labels[TC_MAX_PORTS], flags = 0;
+	uint32_t hashes[TC_MAX_PORTS];
+	unsigned int p, nn = 0;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		if (!n->nbr[p].id)
+			continue;
+		labels[nn] = p;
+		hashes[nn++] = tw_id_hash(n->nbr[p].id);
+	}
+	if (n->flags & TN_PLACED)
+		flags |= TW_FRAME_PLACED;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tw_buf b;
+
+		if (!(n->up & (1u << p)))
+			continue;
+		tw_init(&b, buf, sizeof(buf));
+		tw_put_id(&b, n->cfg.id);
+		tw_put_port(&b, p);
+		if (!n->cfg.block_mode)
+			tw_put_nbrs(&b, nn, labels, hashes);
+		tw_put_frame(&b, n->leader, flags, n->cfg.ndims, n->R,
+			     n->coord);
+		tw_put_extent(&b, n->cfg.ndims, n->gcd, n->cmin, n->cmax);
+		if (n->cfg.block_mode)
+			tc_put_block_tlvs(n, &b, p);
+		if (b.overflow)
+			continue;
+		n->stats.msgs_tx++;
+		n->stats.bytes_tx += b.len;
+		n->out.send(n->out.ctx, p, buf, b.len);
+	}
+	if (n->cfg.block_mode)
+		tc_block_sent(n);
+}
+
+static uint32_t tc_view_sum(const struct tc_view *v)
+{
+	const uint8_t *p = (const uint8_t *)v;
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < offsetof(struct tc_view, generation); i++)
+		h = (h ^ p[i]) * 16777619u;
+	return h;
+}
+
+void tc_tick(struct tc_node *n)
+{
+	struct tc_view v;
+	bool changed;
+	unsigned int p;
+	uint32_t sum;
+
+	n->now++;
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->nbr[p].id && ++n->nbr[p].silent > n->cfg.dead_ticks)
+			tc_nbr_drop(n, p);
+
+	if (n->cfg.block_mode)
+		tc_block_tick(n);
+
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tc_nbr *nb = &n->nbr[p];
+
+		if (!nb->id || (nb->flags & NB_CONFLICT))
+			continue;
+		/* a new live port may leave a resolved map short of an axis */
+		if ((nb->flags & NB_RESOLVED) && tc_frame_complete(n, nb->map))
+			continue;
+		nb->flags &= ~NB_RESOLVED;
+		if (n->cfg.block_mode)
+			tc_resolve_block(n, p);
+		else
+			tc_resolve_flat(n, p);
+	}
+
+	tc_elect(n);
+	for (p = 0; p < tc_nports(n); p++)
+		if (tc_usable(&n->nbr[p]) && n->nbr[p].leader == n->leader)
+			tc_check_extent(n, p);
+
+	changed = n->flags & TN_CHANGED;
+	n->flags &= ~TN_CHANGED;
+	if (changed)
+		n->quiet = 0;
+	else if (n->quiet < UINT16_MAX)
+		n->quiet++;
+
+	n->reason = R_NONE;
+	if (!(n->flags & TN_PLACED)) {
+		if (!tc_has_nbr(n))
+			n->reason = R_NO_NEIGHBOR;
+		else if (n->cfg.block_mode && tc_block_cut_off(n))
+			n->reason = R_FACE_FAILED;
+		else if (!tc_in_frame(n))
+			n->reason = R_UNRESOLVED;
+		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
+		    tc_frame_complete(n, n->R))
+			n->flags |= TN_PLACED | TN_DIRTY;
+	}
+
+	if ((n->flags & TN_DIRTY) || !n->hello_in) {
+		tc_send_all(n);
+		n->flags &= ~TN_DIRTY;
+		n->hello_in = n->cfg.hello_ticks;
+	} else {
+		n->hello_in--;
+	}
+
+	tc_view(n, &v);
+	sum = tc_view_sum(&v);
+	if (sum != n->view_sum) {
+		n->view_sum = sum;
+		n->generation++;
+	}
+}
+
+void tc_view(const struct tc_node *n, struct tc_view *v)
+{
+	unsigned int k, p;
+
+	memset(v, 0, sizeof(*v));
+	v->ndims = n->cfg.ndims;
+	v->leader = n->leader;
+	v->generation = n->generation;
+	v->role = n->leader == n->cfg.id ? TC_ROLE_LEADER : TC_ROLE_FOLLOWER;
+	memset(v->portmap, TC_NONE, sizeof(v->portmap));
+
+	if (n->flags & TN_PLACED) {
+		v->state = TC_PLACED;
+	} else if (n->reason != R_NONE && n->reason != R_WAITING &&
+		   n->quiet >= n->cfg.quiet_ticks) {
+		v->state = TC_FAILED;
+		v->role = TC_ROLE_NONE;
+	} else if (tc_in_frame(n)) {
+		v->state = TC_ORIENTED;
+	} else {
+		v->state = TC_DISCOVERING;
+		v->role = TC_ROLE_NONE;
+	}
+	if (v->state == TC_FAILED || v->state == TC_DISCOVERING)
+		snprintf(v->reason, sizeof(v->reason), "%s",
+			 tc_reasons[n->reason == R_NONE ? R_WAITING :
+							n->reason]);
+	if (v->state == TC_FAILED || v->state == TC_DISCOVERING)
+		return;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if ((n->up & (1u << p)) && n->R[p >> 1] != TC_NONE)
+			v->portmap[tc_dir_apply(n->R, p)] = p;
+	for (k = 0; k < n->cfg.ndims; k++) {
+		int ext, c;
+
+		if (n->gcd[k]) {
+			ext = n->gcd[k];
+			c = ((n->coord[k] % ext) + ext) % ext;
+			v->wrap |= 1u << k;
+		} else {
+			ext = n->cmax[k] - n->cmin[k] + 1;
+			c = n->coord[k] - n->cmin[k];
+		}
+		if (ext > TORUS_MAX_EXTENT || c < 0 || c >= ext)
+			ext = c = 0;	/* not yet consistent */
+		v->dims[k] = (uint16_t)ext;
+		v->coord[k] = (uint8_t)c;
+	}
+}
+
+void tc_get_stats(const struct tc_node *n, struct tc_stats *st)
+{
+	*st = n->stats;
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tcore: the sans-I/O protocol core of torusd and torus-sim.
+ *
+ * A node is a struct (its size depends only on the number of axes, so
+ * memory per node is O(1)); inputs are control messages received on a
+ * port, port carrier changes and clock ticks; outputs are messages to
+ * send (through a callback) and a view of the node's state.  No sockets,
+ * clocks, allocation or globals: torusd wraps it in an event loop,
+ * torus-sim runs 65,536 of them in one process.
+ *
+ * Ports are named by their physical direction label (enum in
+ * <linux/torus.h>: (axis << 1) | sign), at most one port per label.
+ * Messages are the payload of a TORUS_T_CTRL frame: the harness adds
+ * and strips the Ethernet and torus headers.
+ */
+#ifndef TORUS_TCORE_H
+#define TORUS_TCORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/torus.h>
+
+#define TC_MAX_AXES	TORUS_MAX_AXES
+#define TC_MAX_PORTS	TORUS_MAX_DIRS
+#define TC_MSG_MAX	600		/* largest message tc_tick() sends */
+#define TC_REASON_LEN	64
+
+enum tc_state {
+	TC_DISCOVERING = TORUS_STATE_DISCOVERING,
+	TC_ORIENTED = TORUS_STATE_ORIENTED,	/* in a frame, not yet final */
+	TC_PLACED = TORUS_STATE_PLACED,		/* coordinates final */
+	TC_FAILED = TORUS_STATE_FAILED,		/* see reason */
+};
+
+enum tc_role {
+	TC_ROLE_NONE = TORUS_ROLE_NONE,
+	TC_ROLE_LEADER = TORUS_ROLE_LEADER,
+	TC_ROLE_FOLLOWER = TORUS_ROLE_FOLLOWER,
+};
+
+/**
+ * struct tc_config - what a node knows before discovery
+ * @id: unique 64-bit node id (0 is invalid)
+ * @ndims: number of axes of the node's board (its port labels' axes)
+ * @ports: bit per port label present on the board (cabled or not)
+ * @block_mode: the node belongs to a block ("midplane") wired in one
+ *	frame: blocks may be rotated against each other, nodes inside not
+ * @block_id: the block's id (nonzero in block mode)
+ * @block_coord: the node's coordinates inside its block
+ * @block_dims: the block's extents
+ * @hello_ticks: keepalive period of hellos (ticks)
+ * @dead_ticks: a neighbor silent this long is dead
+ * @quiet_ticks: K: a node in a frame whose state has not changed for K
+ *	ticks is placed (choose K >= diameter bound + 1)
+ * @orient_ticks: block mode: a face whose orientation map has not
+ *	arrived this many ticks after it was seen fails (0: 2d+2, d the
+ *	block diameter, as in the paper)
+ */
+struct tc_config {
+	uint64_t id;
+	uint8_t ndims;
+	uint16_t ports;
+	bool block_mode;
+	uint32_t block_id;
+	uint8_t block_coord[TC_MAX_AXES];
+	uint16_t block_dims[TC_MAX_AXES];
+	uint16_t hello_ticks;
+	uint16_t dead_ticks;
+	uint16_t quiet_ticks;
+	uint16_t orient_ticks;
+};
+
+/**
+ * struct tc_output - where a node's messages go
+ * @ctx: passed back to @send
+ * @send: send @len bytes of @msg out of port @port; the buffer is only
+ *	valid during the call
+ */
+struct tc_output {
+	void *ctx;
+	void (*send)(void *ctx, uint8_t port, const uint8_t *msg, size_t len);
+};
+
+/**
+ * struct tc_view - a node's discovery result
+ * @state: enum tc_state
+ * @role: enum tc_role
+ * @reason: why the node is unplaced or failed ("" otherwise)
+ * @leader: the frame's leader id (0 if none yet)
+ * @ndims: axes of the frame
+ * @coord: coordinates, valid when placed, non-negative
+ * @dims: extents, valid when placed
+ * @wrap: bit per axis: ring (torus) rather than line (mesh)
+ * @portmap: global direction -> local port label, TORUS_DIR_NONE when
+ *	unmapped; valid from TC_ORIENTED on
+ * @generation: bumped whenever anything above changes
+ */
+struct tc_view {
+	uint8_t state;
+	uint8_t role;
+	char reason[TC_REASON_LEN];
+	uint64_t leader;
+	uint8_t ndims;
+	uint8_t coord[TC_MAX_AXES];
+	uint16_t dims[TC_MAX_AXES];
+	uint8_t wrap;
+	uint8_t portmap[TC_MAX_PORTS];
+	uint32_t generation;
+};
+
+/* counters for the simulator's per-node cost figures */
+struct tc_stats {
+	uint64_t msgs_tx;
+	uint64_t bytes_tx;
+	uint64_t msgs_rx;
+	uint64_t bytes_rx;
+	uint64_t bad_rx;	/* malformed or unexpected messages dropped */
+};
+
+struct tc_node;
+
+/* bytes to allocate for a node of this configuration */
+size_t tc_node_size(const struct tc_config *cfg);
+/* 0, or -EINVAL for a bad configuration */
+int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
+		 const struct tc_output *out);
+/* carrier of a port changed */
+void tc_port_state(struct tc_node *n, uint8_t port, bool up);
+/* a message arrived on @port: 0, or -EBADMSG (counted, state unchanged) */
+int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
+	       size_t len);
+/* one clock tick: run the protocol, send what is due */
+void tc_tick(struct tc_node *n);
+void tc_view(const struct tc_node *n, struct tc_view *v);
+void tc_get_stats(const struct tc_node *n, struct tc_stats *st);
+
+#endif /* TORUS_TCORE_H */

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tcore internals, shared by its files only.
+ *
+ * Directions are (axis << 1) | neg.  A frame map R sends a local
+ * direction to a global one; it is stored per axis (the image of the
+ * local "+" direction), the "-" image being its opposite.
+ */
+#ifndef TORUS_TCORE_INT_H
+#define TORUS_TCORE_INT_H
+
+#include "tcore.h"
+#include "tcore_wire.h"
+
+#define TC_NONE		TORUS_DIR_NONE
+#define TC_QUEUE	8	/* block mode: face records awaiting forwarding */
+
+/* per-neighbor flags */
+#define NB_RESOLVED	0x01	/* the cable's axis map is complete */
+#define NB_FRAME	0x02	/* the neighbor told us its frame */
+#define NB_PLACED	0x04	/* ...and it is placed */
+#define NB_BLOCK	0x08	/* the neighbor told us its block */
+#define NB_CONFLICT	0x10	/* squares disagree: never resolved */
+
+/* what we know of the node across one port */
+struct tc_nbr {
+	uint64_t id;		/* 0: nobody (dead or never heard) */
+	uint64_t leader;
+	uint32_t block;
+	uint16_t silent;	/* ticks since its last message */
+	uint8_t peer_port;	/* its label where the cable lands */
+	uint8_t flags;
+	uint8_t map[TC_MAX_AXES];	/* my local +axis -> its local dir */
+	uint8_t R[TC_MAX_AXES];		/* its frame map */
+	int16_t coord[TC_MAX_AXES];
+	uint8_t block_coord[TC_MAX_AXES];
+};
+
+/* block mode: one face of my block, named by its normal (local dir) */
+struct tc_face {
+	uint32_t block;		/* the block across the face, 0: not seen */
+	uint32_t seen_at;	/* tick it was first seen */
+	uint8_t status;		/* enum tc_face_status */
+	uint8_t map[TC_MAX_AXES];	/* my +axis -> its dir, TC_NONE unknown */
+	uint8_t announced;	/* our own record went out */
+	uint16_t fwd_ports;	/* map or failure still to be forwarded */
+};
+
+enum tc_face_status {
+	FACE_NONE,
+	FACE_SEEN,
+	FACE_RESOLVED,
+	FACE_FAILED,
+};
+
+struct tc_qent {
+	struct tw_face rec;
+	uint16_t ports;		/* forward out of these ports */
+};
+
+/* node flags */
+#define TN_PLACED	0x01
+#define TN_DIRTY	0x02	/* something neighbors should hear changed */
+#define TN_CHANGED	0x04	/* the frame, map or extents changed */
+
+enum tc_reason {
+	R_NONE,
+	R_NO_NEIGHBOR,
+	R_UNRESOLVED,
+	R_FACE_FAILED,
+	R_WAITING,
+	R_BAD_CONFIG,
+};
+
+struct tc_node {
+	struct tc_config cfg;
+	struct tc_output out;
+	struct tc_stats stats;
+	uint32_t now;
+	uint32_t generation;
+	uint16_t quiet;		/* ticks without a change */
+	uint16_t hello_in;	/* ticks to the next keepalive */
+	uint16_t up;		/* ports with carrier */
+	uint8_t flags;
+	uint8_t reason;		/* enum tc_reason */
+	uint8_t nq;		/* queued face records */
+	uint32_t view_sum;	/* checksum of the last view, for generation */
+	/* the frame this node is in (its own until it follows) */
+	uint64_t leader;
+	uint8_t R[TC_MAX_AXES];
+	int16_t coord[TC_MAX_AXES];
+	/* extent discovery, in the frame's (global) axes */
+	uint16_t gcd[TC_MAX_AXES];
+	int16_t cmin[TC_MAX_AXES];
+	int16_t cmax[TC_MAX_AXES];
+	/* per port, indexed by label: 2 * ndims entries each */
+	struct tc_nbr *nbr;
+	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
+	struct tc_face *face;	/* block: indexed by normal */
+	struct tc_qent *queue;	/* block: TC_QUEUE entries */
+	uint8_t mem[];
+};
+
+static inline uint8_t tc_dir_apply(const uint8_t *R, uint8_t dir)
+{
+	return R[dir >> 1] ^ (dir & 1);
+}
+
+static inline uint8_t tc_nports(const struct tc_node *n)
+{
+	return 2 * n->cfg.ndims;
+}
+
+static inline uint32_t *tc_hop2(struct tc_node *n, uint8_t port)
+{
+	return n->hop2 + (size_t)port * tc_nports(n);
+}
+
+/* tcore_orient.c */
+void tc_resolve_flat(struct tc_node *n, uint8_t port);
+void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m);
+void tc_block_tick(struct tc_node *n);
+void tc_resolve_block(struct tc_node *n, uint8_t port);
+void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port);
+void tc_block_sent(struct tc_node *n);
+bool tc_block_cut_off(const struct tc_node *n);
+
+#endif /* TORUS_TCORE_INT_H */

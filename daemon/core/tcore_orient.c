@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Orientation resolution: the axis map of each cable, that is which of
+ * the neighbor's local directions each of ours corresponds to.
+ *
+ * Flat mode (beyond the paper): every node may be cabled in its own
+ * rotation or reflection.  The cable's own axis comes from the increment
+ * along it; every other axis B from a square u -B-> x -> w <- v <-A- u:
+ * the port by which v reaches w is parallel to u's B port.  Squares are
+ * found in the neighbors' neighbor tables (ids hashed).  The axis pairs
+ * of each board are what make squares meaningful: without them a 4-ring
+ * (C4 = K2 x K2) would look like a square.  Squares that disagree mark
+ * the cable as conflicting: it is never used, rather than guessed.
+ *
+ * Block mode (the paper, section 3): nodes inside a block share its
+ * frame; across a face, OrientAdjacent compares the displacement of two
+ * cables (a,a'), (b,b') in both blocks' coordinates.  Every face node
+ * broadcasts its pair inside its block (reverse path forwarding along
+ * the block's dimension-ordered tree, so no duplicate suppression state
+ * is needed); a face node that resolves the map broadcasts it to the
+ * whole block; a face that is not resolved within 2d+2 ticks of being
+ * seen fails, and the failure is broadcast.  Beyond the paper's
+ * satisfying quadruples (all face displacements non-zero and of
+ * distinct magnitude), a pair whose displacement pins down one axis
+ * contributes that axis, so 2x2 faces resolve too.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcore_int.h"
+
+static uint8_t tc_axis_mask(const struct tc_node *n)
+{
+	return (uint8_t)((1u << n->cfg.ndims) - 1);
+}
+
+/* The map sends distinct axes to distinct axes. */
+static bool tc_map_injective(const struct tc_node *n, const uint8_t *map)
+{
+	uint16_t seen = 0;
+	unsigned int a;
+
+	for (a = 0; a < n->cfg.ndims; a++) {
+		if (map[a] == TC_NONE)
+			continue;
+		if (seen & (1u << (map[a] >> 1)))
+			return false;
+		seen |= 1u << (map[a] >> 1);
+	}
+	return true;
+}
+
+static bool tc_map_complete(const struct tc_node *n, const uint8_t *map,
+			    uint8_t axes)
+{
+	unsigned int a;
+
+	for (a = 0; a < n->cfg.ndims; a++)
+		if ((axes & (1u << a)) && map[a] == TC_NONE)
+			return false;
+	return true;
+}
+
+static uint8_t tc_live_axes(const struct tc_node *n)
+{
+	uint8_t axes = 0;
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->nbr[p].id)
+			axes |= 1u << (p >> 1);
+	return axes;
+}
+
+/* The image of our +axis(p) across the cable on port p. */
+static uint8_t tc_increment_map(uint8_t p, uint8_t peer_port)
+{
+	return (uint8_t)((peer_port ^ 1) ^ (p & 1));
+}
+
+void tc_resolve_flat(struct tc_node *n, uint8_t p)
+{
+	struct tc_nbr *nb = &n->nbr[p];
+	const uint32_t *vrow = tc_hop2(n, p);
+	uint32_t me = tw_id_hash(n->cfg.id);
+	uint8_t q = nb->peer_port, np = tc_nports(n);
+	unsigned int axis, s, d, e;
+
+	nb->map[p >> 1] = tc_increment_map(p, q);
+	for (axis = 0; axis < n->cfg.ndims; axis++) {
+		uint8_t found = TC_NONE;
+
+		if (axis == (p >> 1u) || nb->map[axis] != TC_NONE)
+			continue;
+		for (s = 0; s < 2; s++) {
+			uint8_t beta = TORUS_DIR(axis, s);
+			const struct tc_nbr *x = &n->nbr[beta];
+			const uint32_t *xrow = tc_hop2(n, beta);
+
+			if (!x->id)
+				continue;
+			for (d = 0; d < np; d++) {
+				uint32_t w = vrow[d];
+
+				if (!w || w == me || (d >> 1) == (q >> 1u))
+					continue;
+				for (e = 0; e < np; e++) {
+					uint8_t cand;
+
+					if (xrow[e] != w ||
+					    (e >> 1) == (x->peer_port >> 1u))
+						continue;
+					/* u.beta is parallel to v.d */
+					cand = (uint8_t)(d ^ s);
+					if (found == TC_NONE)
+						found = cand;
+					else if ((found >> 1) != (cand >> 1))
+						goto conflict;
+				}
+			}
+		}
+		nb->map[axis] = found;
+	}
+	if (!tc_map_injective(n, nb->map))
+		goto conflict;
+	if (tc_map_complete(n, nb->map, tc_live_axes(n)))
+		nb->flags |= NB_RESOLVED;
+	return;
+
+conflict:
+	nb->flags |= NB_CONFLICT;
+	memset(nb->map, TC_NONE, sizeof(nb->map));
+}
+
+/* ---- block mode ---- */
+
+static bool tc_same_block(const struct tc_node *n, const struct tc_nbr *nb)
+{
+	return nb->id && (nb->flags & NB_BLOCK) && nb->block == n->cfg.block_id;
+}
+
+/* Ports leading to neighbors inside our block. */
+static uint16_t tc_block_ports(const struct tc_node *n)
+{
+	uint16_t ports = 0;
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if ((n->up & (1u << p)) && tc_same_block(n, &n->nbr[p]))
+			ports |= 1u << p;
+	return ports;
+}
+
+/*
+ * Reverse path forwarding: the block neighbor on port p gets a record
+ * from origin @a through us iff we are its first hop towards @a in
+ * dimension order (block coordinates, no wrap inside a block).
+ */
+static bool tc_rpf_child(const struct tc_node *n, uint8_t p, const uint8_t *a)
+{
+	int c[TC_MAX_AXES];
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++)
+		c[k] = n->cfg.block_coord[k];
+	c[p >> 1] += (p & 1) ? -1 : 1;
+	if (c[p >> 1] < 0 || c[p >> 1] >= n->cfg.block_dims[p >> 1])
+		return false;
+	for (k = 0; k < n->cfg.ndims; k++) {
+		if (c[k] == a[k])
+			continue;
+		/* the child steps along axis k towards a: is that us? */
+		return k == (p >> 1u) &&
+		       (c[k] > a[k] ? c[k] - 1 : c[k] + 1) ==
+		       n->cfg.block_coord[k];
+	}
+	return false;
+}
+
+static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
+		       uint16_t ports)
+{
+	if (!ports)
+		return;
+	if (n->nq >= TC_QUEUE) {
+		n->stats.bad_rx++;	/* dropped: counted with bad input */
+		return;
+	}
+	n->queue[n->nq].rec = *rec;
+	n->queue[n->nq].ports = ports;
+	n->nq++;
+	n->flags |= TN_DIRTY;
+}
+
+static void tc_face_resolved(struct tc_node *n, struct tc_face *f)
+{
+	f->status = FACE_RESOLVED;
+	f->fwd_ports = tc_block_ports(n);
+	n->flags |= TN_DIRTY | TN_CHANGED;
+}
+
+static void tc_face_failed(struct tc_node *n, struct tc_face *f)
+{
+	f->status = FACE_FAILED;
+	memset(f->map, TC_NONE, sizeof(f->map));
+	f->fwd_ports = tc_block_ports(n);
+	n->flags |= TN_DIRTY | TN_CHANGED;
+}
+
+static struct tc_face *tc_face_seen(struct tc_node *n, uint8_t normal,
+				    uint32_t block)
+{
+	struct tc_face *f = &n->face[normal];
+
+	if (f->status == FACE_NONE) {
+		f->status = FACE_SEEN;
+		f->block = block;
+		f->seen_at = n->now;
+	}
+	return f->block == block ? f : NULL;
+}
+
+/* The magnitude |v| appears exactly once among the face axes of @d. */
+static int tc_unique_axis(const int *d, unsigned int ndims, unsigned int skip,
+			  int mag)
+{
+	int axis = -1;
+	unsigned int k;
+
+	for (k = 0; k < ndims; k++) {
+		if (k == skip || abs(d[k]) != mag)
+			continue;
+		if (axis >= 0)
+			return -2;
+		axis = (int)k;
+	}
+	return axis;
+}
+
+/*
+ * OrientAdjacent over our own cable (mine) and another on the same face
+ * (rec): every face axis whose displacement magnitude is unique in both
+ * blocks is mapped.
+ */
+static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
+			       const struct tw_face *mine,
+			       const struct tw_face *rec)
+{
+	unsigned int k, nd = n->cfg.ndims, na = mine->normal >> 1;
+	unsigned int nb_axis = mine->peer_label >> 1;
+	int d1[TC_MAX_AXES] = { 0 }, d2[TC_MAX_AXES] = { 0 };
+
+	for (k = 0; k < nd; k++) {
+		d1[k] = rec->a[k] - mine->a[k];
+		d2[k] = rec->b[k] - mine->b[k];
+	}
+	if (d1[na] || d2[nb_axis] || rec->peer_label != mine->peer_label)
+		return;		/* not on the same face */
+
+	f->map[na] = tc_increment_map(mine->normal, mine->peer_label);
+	for (k = 0; k < nd; k++) {
+		int j;
+		uint8_t img;
+
+		if (k == na || !d1[k] || tc_unique_axis(d1, nd, na, abs(d1[k])) !=
+					 (int)k)
+			continue;
+		j = tc_unique_axis(d2, nd, nb_axis, abs(d1[k]));
+		if (j < 0)
+			continue;
+		img = TORUS_DIR(j, (d2[j] < 0) != (d1[k] < 0));
+		if (f->map[k] != TC_NONE && f->map[k] != img) {
+			tc_face_failed(n, f);	/* contradicting cables */
+			return;
+		}
+		f->map[k] = img;
+	}
+	if (!tc_map_injective(n, f->map)) {
+		tc_face_failed(n, f);
+		return;
+	}
+	if (tc_map_complete(n, f->map, tc_axis_mask(n)))
+		tc_face_resolved(n, f);
+}
+
+/* Our own record for the cable on port p, if it crosses a face. */
+static bool tc_own_record(const struct tc_node *n, uint8_t p,
+			  struct tw_face *rec)
+{
+	const struct tc_nbr *nb = &n->nbr[p];
+
+	if (!nb->id || !(nb->flags & NB_BLOCK) || tc_same_block(n, nb))
+		return false;
+	memset(rec, 0, sizeof(*rec));
+	rec->block = nb->block;
+	rec->normal = p;
+	rec->peer_label = nb->peer_port;
+	memcpy(rec->a, n->cfg.block_coord, n->cfg.ndims);
+	memcpy(rec->b, nb->block_coord, n->cfg.ndims);
+	return true;
+}
+
+void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
+{
+	const struct tc_nbr *from = &n->nbr[port];
+	unsigned int i;
+
+	if (!tc_same_block(n, from))
+		return;		/* face records never leave their block */
+
+	for (i = 0; i < m->nface; i++) {
+		const struct tw_face *rec = &m->face[i];
+		struct tw_face mine;
+		struct tc_face *f;
+		uint16_t fwd = 0;
+		unsigned int p;
+
+		f = tc_face_seen(n, rec->normal, rec->block);
+		if (f && f->status == FACE_SEEN &&
+		    tc_own_record(n, rec->normal, &mine) &&
+		    mine.block == rec->block)
+			tc_orient_adjacent(n, f, &mine, rec);
+		for (p = 0; p < tc_nports(n); p++)
+			if (p != port && (tc_block_ports(n) & (1u << p)) &&
+			    tc_rpf_child(n, p, rec->a))
+				fwd |= 1u << p;
+		tc_enqueue(n, rec, fwd);
+	}
+
+	for (i = 0; i < m->norient; i++) {
+		const struct tw_orient *o = &m->orient[i];
+		struct tc_face *f = tc_face_seen(n, o->normal, o->block);
+
+		if (!f || f->status == FACE_RESOLVED ||
+		    f->status == FACE_FAILED)
+			continue;	/* known already: the flood stops */
+		if (o->fail) {
+			tc_face_failed(n, f);
+		} else {
+			memcpy(f->map, o->map, n->cfg.ndims);
+			if (!tc_map_injective(n, f->map)) {
+				tc_face_failed(n, f);
+				continue;
+			}
+			tc_face_resolved(n, f);
+		}
+		f->fwd_ports &= ~(1u << port);
+	}
+}
+
+void tc_block_tick(struct tc_node *n)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tc_face *f;
+		struct tw_face mine;
+
+		if (!tc_own_record(n, p, &mine))
+			continue;
+		f = tc_face_seen(n, p, mine.block);
+		if (f && !f->announced) {
+			f->announced = 1;
+			tc_enqueue(n, &mine, tc_block_ports(n));
+		}
+	}
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tc_face *f = &n->face[p];
+
+		if (f->status == FACE_SEEN &&
+		    n->now - f->seen_at > n->cfg.orient_ticks)
+			tc_face_failed(n, f);
+	}
+}
+
+void tc_resolve_block(struct tc_node *n, uint8_t p)
+{
+	struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_face *f = &n->face[p];
+	unsigned int a;
+
+	if (!(nb->flags & NB_BLOCK))
+		return;
+	if (tc_same_block(n, nb)) {
+		for (a = 0; a < n->cfg.ndims; a++)
+			nb->map[a] = TORUS_DIR(a, 0);
+		nb->flags |= NB_RESOLVED;
+		return;
+	}
+	if (f->status == FACE_RESOLVED && f->block == nb->block) {
+		memcpy(nb->map, f->map, n->cfg.ndims);
+		/* the increment along this very cable must agree */
+		if (nb->map[p >> 1] != tc_increment_map(p, nb->peer_port)) {
+			nb->flags |= NB_CONFLICT;
+			return;
+		}
+		nb->flags |= NB_RESOLVED;
+	}
+}
+
+void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
+{
+	unsigned int i;
+
+	tw_put_block(b, n->cfg.block_id, n->cfg.ndims, n->cfg.block_coord);
+	for (i = 0; i < n->nq; i++)
+		if (n->queue[i].ports & (1u << port))
+			tw_put_face(b, n->cfg.ndims, &n->queue[i].rec);
+	for (i = 0; i < tc_nports(n); i++) {
+		const struct tc_face *f = &n->face[i];
+		struct tw_orient o;
+
+		if (!(f->fwd_ports & (1u << port)))
+			continue;
+		memset(&o, 0, sizeof(o));
+		o.block = f->block;
+		o.normal = i;
+		o.fail = f->status == FACE_FAILED;
+		memcpy(o.map, f->map, n->cfg.ndims);
+		tw_put_orient(b, n->cfg.ndims, &o);
+	}
+}
+
+void tc_block_sent(struct tc_node *n)
+{
+	unsigned int i;
+
+	n->nq = 0;
+	for (i = 0; i < tc_nports(n); i++)
+		n->face[i].fwd_ports = 0;
+}
+
+/* Every face of our block that was seen failed: we cannot join. */
+bool tc_block_cut_off(const struct tc_node *n)
+{
+	bool failed = false;
+	unsigned int i;
+
+	for (i = 0; i < tc_nports(n); i++) {
+		if (n->face[i].status == FACE_RESOLVED)
+			return false;
+		if (n->face[i].status == FACE_FAILED)
+			failed = true;
+	}
+	return failed;
+}

@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tcore wire format: encoder and a defensive decoder.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tcore_wire.h"
+
+void tw_init(struct tw_buf *b, uint8_t *mem, size_t cap)
+{
+	b->p = mem;
+	b->cap = cap;
+	b->len = 0;
+	b->overflow = cap < 2;
+	if (!b->overflow) {
+		mem[0] = TW_MAGIC;
+		mem[1] = TW_VERSION;
+		b->len = 2;
+	}
+}
+
+static uint8_t *tw_tlv(struct tw_buf *b, uint8_t type, size_t vlen)
+{
+	uint8_t *v;
+
+	if (b->overflow || vlen > 255 || b->len + 2 + vlen > b->cap) {
+		b->overflow = true;
+		return NULL;
+	}
+	v = b->p + b->len;
+	v[0] = type;
+	v[1] = (uint8_t)vlen;
+	b->len += 2 + vlen;
+	return v + 2;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = v >> 8;
+	p[1] = v & 0xff;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v & 0xffff);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, v >> 32);
+	put32(p + 4, v & 0xffffffff);
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)get16(p) << 16 | get16(p + 2);
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) << 32 | get32(p + 4);
+}
+
+void tw_put_id(struct tw_buf *b, uint64_t id)
+{
+	uint8_t *v = tw_tlv(b, TW_ID, 8);
+
+	if (v)
+		put64(v, id);
+}
+
+void tw_put_port(struct tw_buf *b, uint8_t port)
+{
+	uint8_t *v = tw_tlv(b, TW_PORT, 1);
+
+	if (v)
+		v[0] = port;
+}
+
+void tw_put_nbrs(struct tw_buf *b, uint8_t n, const uint8_t *label,
+		 const uint32_t *hash)
+{
+	uint8_t *v = tw_tlv(b, TW_NBRS, 5 * (size_t)n);
+	unsigned int i;
+
+	for (i = 0; v && i < n; i++) {
+		v[5 * i] = label[i];
+		put32(v + 5 * i + 1, hash[i]);
+	}
+}
+
+void tw_put_block(struct tw_buf *b, uint32_t block, uint8_t ndims,
+		  const uint8_t *coord)
+{
+	uint8_t *v = tw_tlv(b, TW_BLOCK, 5 + (size_t)ndims);
+
+	if (!v)
+		return;
+	put32(v, block);
+	v[4] = ndims;
+	memcpy(v + 5, coord, ndims);
+}
+
+void tw_put_frame(struct tw_buf *b, uint64_t leader, uint8_t flags,
+		  uint8_t ndims, const uint8_t *R, const int16_t *coord)
+{
+	uint8_t *v = tw_tlv(b, TW_FRAME, 10 + 3 * (size_t)ndims);
+	unsigned int i;
+
+	if (!v)
+		return;
+	put64(v, leader);
+	v[8] = flags;
+	v[9] = ndims;
+	memcpy(v + 10, R, ndims);
+	for (i = 0; i < ndims; i++)
+		put16(v + 10 + ndims + 2 * i, (uint16_t)coord[i]);
+}
+
+void tw_put_extent(struct tw_buf *b, uint8_t ndims, const uint16_t *gcd,
+		   const int16_t *cmin, const int16_t *cmax)
+{
+	uint8_t *v = tw_tlv(b, TW_EXTENT, 1 + 6 * (size_t)ndims);
+	unsigned int i;
+
+	if (!v)
+		return;
+	v[0] = ndims;
+	for (i = 0; i < ndims; i++) {
+		put16(v + 1 + 6 * i, gcd[i]);
+		put16(v + 3 + 6 * i, (uint16_t)cmin[i]);
+		put16(v + 5 + 6 * i, (uint16_t)cmax[i]);
+	}
+}
+
+void tw_put_face(struct tw_buf *b, uint8_t ndims, const struct tw_face *f)
+{
+	uint8_t *v = tw_tlv(b, TW_FACE, 7 + 2 * (size_t)ndims);
+
+	if (!v)
+		return;
+	put32(v, f->block);
+	v[4] = f->normal;
+	v[5] = f->peer_label;
+	v[6] = ndims;
+	memcpy(v + 7, f->a, ndims);
+	memcpy(v + 7 + ndims, f->b, ndims);
+}
+
+void tw_put_orient(struct tw_buf *b, uint8_t ndims,
+		   const struct tw_orient *o)
+{
+	uint8_t *v;
+
+	if (o->fail) {
+		v = tw_tlv(b, TW_FAIL, 5);
+		if (!v)
+			return;
+		put32(v, o->block);
+		v[4] = o->normal;
+		return;
+	}
+	v = tw_tlv(b, TW_ORIENT, 6 + (size_t)ndims);
+	if (!v)
+		return;
+	put32(v, o->block);
+	v[4] = o->normal;
+	v[5] = ndims;
+	memcpy(v + 6, o->map, ndims);
+}
+
+static bool tw_dir_ok(uint8_t dir, uint8_t ndims)
+{
+	return dir < 2 * ndims;
+}
+
+/* One TLV into @m; false if it is malformed. */
+static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
+			  uint8_t ndims, struct tw_msg *m)
+{
+	unsigned int i;
+
+	switch (type) {
+	case TW_ID:
+		if (vlen != 8 || m->has_id)
+			return false;
+		m->id = get64(v);
+		m->has_id = m->id != 0;
+		return m->has_id;
+	case TW_PORT:
+		if (vlen != 1 || m->has_port || !tw_dir_ok(v[0], TC_MAX_AXES))
+			return false;
+		m->port = v[0];
+		m->has_port = true;
+		return true;
+	case TW_NBRS:
+		if (vlen % 5 || vlen / 5 > TC_MAX_PORTS || m->has_nbrs)
+			return false;
+		m->nnbrs = vlen / 5;
+		for (i = 0; i < m->nnbrs; i++) {
+			m->nbr_label[i] = v[5 * i];
+			m->nbr_hash[i] = get32(v + 5 * i + 1);
+			if (!tw_dir_ok(m->nbr_label[i], TC_MAX_AXES))
+				return false;
+		}
+		m->has_nbrs = true;
+		return true;
+	case TW_BLOCK:
+		if (vlen != 5 + ndims || v[4] != ndims || m->has_block)
+			return false;
+		m->block = get32(v);
+		memcpy(m->block_coord, v + 5, ndims);
+		m->has_block = m->block != 0;
+		return m->has_block;
+	case TW_FRAME:
+		if (vlen != 10 + 3 * ndims || v[9] != ndims || m->has_frame)
+			return false;
+		m->leader = get64(v);
+		m->frame_flags = v[8];
+		for (i = 0; i < ndims; i++) {
+			m->R[i] = v[10 + i];
+			/* an axis the sender cannot orient is 0xff */
+			if (m->R[i] != 0xff && !tw_dir_ok(m->R[i], ndims))
+				return false;
+			m->coord[i] = (int16_t)get16(v + 10 + ndims + 2 * i);
+		}
+		m->has_frame = m->leader != 0;
+		return m->has_frame;
+	case TW_EXTENT:
+		if (vlen != 1 + 6 * ndims || v[0] != ndims || m->has_extent)
+			return false;
+		for (i = 0; i < ndims; i++) {
+			m->gcd[i] = get16(v + 1 + 6 * i);
+			m->cmin[i] = (int16_t)get16(v + 3 + 6 * i);
+			m->cmax[i] = (int16_t)get16(v + 5 + 6 * i);
+			if (m->cmin[i] > m->cmax[i])
+				return false;
+		}
+		m->has_extent = true;
+		return true;
+	case TW_FACE: {
+		struct tw_face *f;
+
+		if (vlen != 7 + 2 * ndims || v[6] != ndims)
+			return false;
+		if (m->nface >= TW_MAX_FACE)
+			return true;	/* more than we take: ignore */
+		f = &m->face[m->nface];
+		f->block = get32(v);
+		f->normal = v[4];
+		f->peer_label = v[5];
+		if (!f->block || !tw_dir_ok(f->normal, ndims) ||
+		    !tw_dir_ok(f->peer_label, ndims))
+			return false;
+		memcpy(f->a, v + 7, ndims);
+		memcpy(f->b, v + 7 + ndims, ndims);
+		m->nface++;
+		return true;
+	}
+	case TW_ORIENT:
+	case TW_FAIL: {
+		struct tw_orient *o;
+
+		if (type == TW_ORIENT ? vlen != 6 + ndims || v[5] != ndims :
+					vlen != 5)
+			return false;
+		if (m->norient >= TW_MAX_FACE)
+			return true;
+		o = &m->orient[m->norient];
+		memset(o, 0, sizeof(*o));
+		o->block = get32(v);
+		o->normal = v[4];
+		o->fail = type == TW_FAIL;
+		if (!o->block || !tw_dir_ok(o->normal, ndims))
+			return false;
+		for (i = 0; !o->fail && i < ndims; i++) {
+			o->map[i] = v[6 + i];
+			if (!tw_dir_ok(o->map[i], ndims))
+				return false;
+		}
+		m->norient++;
+		return true;
+	}
+	default:
+		return true;	/* a later version's TLV */
+	}
+}
+
+int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
+	      struct tw_msg *m)
+{
+	size_t off = 2;
+
+	memset(m, 0, sizeof(*m));
+	if (!msg || len < 2 || msg[0] != TW_MAGIC || msg[1] != TW_VERSION ||
+	    !ndims || ndims > TC_MAX_AXES)
+		return -EBADMSG;
+	while (off < len) {
+		uint8_t type, vlen;
+
+		if (len - off < 2)
+			return -EBADMSG;
+		type = msg[off];
+		vlen = msg[off + 1];
+		if (len - off - 2 < vlen)
+			return -EBADMSG;
+		if (!tw_decode_tlv(type, msg + off + 2, vlen, ndims, m))
+			return -EBADMSG;
+		off += 2 + (size_t)vlen;
+	}
+	return m->has_id && m->has_port ? 0 : -EBADMSG;
+}
+
+uint32_t tw_id_hash(uint64_t id)
+{
+	id ^= id >> 33;
+	id *= 0xff51afd7ed558ccdULL;
+	id ^= id >> 33;
+	id *= 0xc4ceb9fe1a85ec53ULL;
+	id ^= id >> 33;
+	return (uint32_t)id | 1;	/* never 0: 0 means "none" */
+}

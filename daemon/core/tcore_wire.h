@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tcore wire format: control messages between neighbors.
+ *
+ * A message is a 2-byte header (magic 'T', version) followed by TLVs
+ * (u8 type, u8 length, value; multi-byte fields big endian).  Unknown
+ * TLV types are skipped, so later versions can add fields; a TLV of a
+ * known type with a bad length makes the whole message invalid.
+ */
+#ifndef TORUS_TCORE_WIRE_H
+#define TORUS_TCORE_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tcore.h"
+
+#define TW_MAGIC	0x54	/* 'T' */
+#define TW_VERSION	1
+#define TW_MAX_FACE	16	/* face records or maps in one message */
+
+enum tw_type {
+	TW_ID = 1,	/* u64 sender id */
+	TW_PORT,	/* u8 sender's port label */
+	TW_NBRS,	/* n x {u8 label, u32 id hash}: sender's neighbors */
+	TW_BLOCK,	/* u32 block id, u8 n, u8 coord[n] */
+	TW_FRAME,	/* u64 leader, u8 flags, u8 n, u8 R[n], s16 coord[n] */
+	TW_EXTENT,	/* u8 n, n x {u16 gcd, s16 min, s16 max} */
+	TW_FACE,	/* block face record, see struct tw_face */
+	TW_ORIENT,	/* u32 block, u8 normal, u8 n, u8 map[n] */
+	TW_FAIL,	/* u32 block, u8 normal: face orientation failed */
+};
+
+#define TW_FRAME_PLACED	0x01
+
+/* a cable on a block face: a (sender's block) -- a' (other block) */
+struct tw_face {
+	uint32_t block;			/* the other block's id */
+	uint8_t normal;			/* a's port label */
+	uint8_t peer_label;		/* a''s port label */
+	uint8_t a[TC_MAX_AXES];		/* a's block coordinates (origin) */
+	uint8_t b[TC_MAX_AXES];		/* a''s block coordinates */
+};
+
+struct tw_orient {
+	uint32_t block;
+	uint8_t normal;
+	uint8_t fail;
+	uint8_t map[TC_MAX_AXES];	/* local +axis -> other block's dir */
+};
+
+/* a decoded message; absent parts have their has_ flag clear */
+struct tw_msg {
+	uint64_t id;
+	uint8_t port;
+	bool has_id, has_port, has_nbrs, has_block, has_frame, has_extent;
+	uint8_t nnbrs;
+	uint8_t nbr_label[TC_MAX_PORTS];
+	uint32_t nbr_hash[TC_MAX_PORTS];
+	uint32_t block;
+	uint8_t block_coord[TC_MAX_AXES];
+	uint64_t leader;
+	uint8_t frame_flags;
+	uint8_t R[TC_MAX_AXES];
+	int16_t coord[TC_MAX_AXES];
+	uint16_t gcd[TC_MAX_AXES];
+	int16_t cmin[TC_MAX_AXES];
+	int16_t cmax[TC_MAX_AXES];
+	uint8_t nface;
+	struct tw_face face[TW_MAX_FACE];
+	uint8_t norient;
+	struct tw_orient orient[TW_MAX_FACE];
+};
+
+/* encoder state over a caller's buffer; overflow is sticky */
+struct tw_buf {
+	uint8_t *p;
+	size_t len, cap;
+	bool overflow;
+};
+
+void tw_init(struct tw_buf *b, uint8_t *mem, size_t cap);
+void tw_put_id(struct tw_buf *b, uint64_t id);
+void tw_put_port(struct tw_buf *b, uint8_t port);
+void tw_put_nbrs(struct tw_buf *b, uint8_t n, const uint8_t *label,
+		 const uint32_t *hash);
+void tw_put_block(struct tw_buf *b, uint32_t block, uint8_t ndims,
+		  const uint8_t *coord);
+void tw_put_frame(struct tw_buf *b, uint64_t leader, uint8_t flags,
+		  uint8_t ndims, const uint8_t *R, const int16_t *coord);
+void tw_put_extent(struct tw_buf *b, uint8_t ndims, const uint16_t *gcd,
+		   const int16_t *cmin, const int16_t *cmax);
+void tw_put_face(struct tw_buf *b, uint8_t ndims, const struct tw_face *f);
+void tw_put_orient(struct tw_buf *b, uint8_t ndims,
+		   const struct tw_orient *o);
+
+/* 0, or -EBADMSG; @ndims is the receiver's, per-axis TLVs must match */
+int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
+	      struct tw_msg *m);
+
+/* 32-bit mix of a node id, for neighbor-of-neighbor tables */
+uint32_t tw_id_hash(uint64_t id);
+
+#endif /* TORUS_TCORE_WIRE_H */

@@ -1,0 +1,753 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Unit tests of the sans-I/O discovery core (daemon/core): small fabrics
+ * run in synchronous rounds in memory, cabled with every kind of
+ * rotation, checked against the ground truth under one isometry.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcore.h"
+#include "tcore_wire.h"
+#include "unit.h"
+
+#define MAXN	512
+
+struct msg {
+	int dst;
+	uint8_t port;
+	uint16_t len;
+	uint8_t data[TC_MSG_MAX];
+};
+
+struct fab {
+	int ndims, nn;
+	int dims[TC_MAX_AXES];
+	bool wrap[TC_MAX_AXES];
+	int block[TC_MAX_AXES];		/* block extents, 0: flat */
+	uint8_t S[MAXN][TC_MAX_AXES];	/* node local +axis -> global dir */
+	int truth[MAXN][TC_MAX_AXES];
+	int peer[MAXN][TC_MAX_PORTS];	/* -1: no cable */
+	uint8_t peer_port[MAXN][TC_MAX_PORTS];
+	bool dead[MAXN];
+	bool cut[MAXN][TC_MAX_PORTS];
+	struct tc_node *node[MAXN];
+	uint64_t id[MAXN];
+	struct msg *q[2];
+	int nq[2], cur;
+	int sender;
+};
+
+static uint64_t rng_state;
+
+static uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* a random signed permutation of n axes */
+static void rand_perm(uint8_t *S, int n)
+{
+	int i, perm[TC_MAX_AXES];
+
+	for (i = 0; i < n; i++)
+		perm[i] = i;
+	for (i = n - 1; i > 0; i--) {
+		int j = (int)(rnd() % (uint64_t)(i + 1)), t = perm[i];
+
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		S[i] = TORUS_DIR(perm[i], rnd() & 1);
+}
+
+/* the k-th of the n! * 2^n signed permutations */
+static void nth_perm(uint8_t *S, int n, int k)
+{
+	int avail[TC_MAX_AXES], i, m = n, signs = k;
+
+	for (i = 0; i < n; i++) {
+		avail[i] = i;
+		signs /= 2;
+	}
+	for (i = 0; i < n; i++) {
+		int j = signs % m, a = avail[j];
+
+		signs /= m;
+		avail[j] = avail[--m];
+		S[i] = TORUS_DIR(a, (k >> i) & 1);
+	}
+}
+
+static uint8_t inv_dir(const uint8_t *S, int n, uint8_t g)
+{
+	int a;
+
+	for (a = 0; a < n; a++)
+		if ((S[a] >> 1) == (g >> 1))
+			return (uint8_t)(TORUS_DIR(a, 0) ^ ((S[a] ^ g) & 1));
+	return TORUS_DIR_NONE;
+}
+
+static int idx(const struct fab *f, const int *c)
+{
+	int i, v = 0;
+
+	for (i = f->ndims - 1; i >= 0; i--)
+		v = v * f->dims[i] + c[i];
+	return v;
+}
+
+static void send_cb(void *ctx, uint8_t port, const uint8_t *data, size_t len)
+{
+	struct fab *f = ctx;
+	int u = f->sender, v = f->peer[u][port];
+	struct msg *m;
+
+	if (v < 0 || f->dead[v] || f->cut[u][port])
+		return;
+	m = &f->q[!f->cur][f->nq[!f->cur]++];
+	m->dst = v;
+	m->port = f->peer_port[u][port];
+	m->len = (uint16_t)len;
+	memcpy(m->data, data, len);
+}
+
+/*
+ * Cable the fabric: node u's global direction g lands on its local
+ * label S_u^-1(g).  Blocks share their rotation; S given per node.
+ */
+static void fab_setup(struct fab *f, uint16_t quiet)
+{
+	struct tc_output out = { .ctx = f, .send = send_cb };
+	int u, a;
+
+	for (u = 0; u < f->nn; u++) {
+		int c[TC_MAX_AXES], rem = u;
+
+		for (a = 0; a < f->ndims; a++) {
+			c[a] = rem % f->dims[a];
+			rem /= f->dims[a];
+			f->truth[u][a] = c[a];
+		}
+		for (a = 0; a < TC_MAX_PORTS; a++)
+			f->peer[u][a] = -1;
+	}
+	for (u = 0; u < f->nn; u++) {
+		for (a = 0; a < f->ndims; a++) {
+			int c[TC_MAX_AXES], v, k;
+			uint8_t lu, lv;
+
+			if (f->dims[a] == 1)
+				continue;
+			for (k = 0; k < f->ndims; k++)
+				c[k] = f->truth[u][k];
+			if (c[a] + 1 == f->dims[a] && !f->wrap[a])
+				continue;
+			c[a] = (c[a] + 1) % f->dims[a];
+			v = idx(f, c);
+			lu = inv_dir(f->S[u], f->ndims, TORUS_DIR(a, 0));
+			lv = inv_dir(f->S[v], f->ndims, TORUS_DIR(a, 1));
+			f->peer[u][lu] = v;
+			f->peer_port[u][lu] = lv;
+			f->peer[v][lv] = u;
+			f->peer_port[v][lv] = lu;
+		}
+	}
+	for (u = 0; u < f->nn; u++) {
+		struct tc_config cfg = {
+			.id = f->id[u] ? f->id[u] : 1000 + (rnd() % 100000) * 64 + u,
+			.ndims = (uint8_t)f->ndims,
+			.ports = (uint16_t)((1u << (2 * f->ndims)) - 1),
+			.hello_ticks = 1000,
+			.dead_ticks = 3000,
+			.quiet_ticks = quiet,
+		};
+		int p;
+
+		f->id[u] = cfg.id;
+		if (f->block[0]) {
+			int b[TC_MAX_AXES], off[TC_MAX_AXES], nb[TC_MAX_AXES];
+
+			cfg.block_mode = true;
+			cfg.block_id = 1;
+			for (a = 0; a < f->ndims; a++) {
+				nb[a] = f->dims[a] / f->block[a];
+				b[a] = f->truth[u][a] / f->block[a];
+				off[a] = f->truth[u][a] % f->block[a];
+			}
+			cfg.block_id = 1;
+			for (a = f->ndims - 1; a >= 0; a--)
+				cfg.block_id = cfg.block_id * (nb[a] + 1) + b[a];
+			/* coordinates inside the block, in its own frame */
+			for (a = 0; a < f->ndims; a++) {
+				int g = f->S[u][a] >> 1;
+
+				cfg.block_dims[a] = (uint16_t)f->block[g];
+				cfg.block_coord[a] = (uint8_t)((f->S[u][a] & 1) ?
+					f->block[g] - 1 - off[g] : off[g]);
+			}
+		}
+		f->node[u] = calloc(1, tc_node_size(&cfg));
+		tc_node_init(f->node[u], &cfg, &out);
+		for (p = 0; p < 2 * f->ndims; p++)
+			if (f->peer[u][p] >= 0 && !f->dead[f->peer[u][p]] &&
+			    !f->cut[u][p])
+				tc_port_state(f->node[u], (uint8_t)p, true);
+	}
+	f->q[0] = calloc(f->nn * 2 * f->ndims + 1, sizeof(struct msg));
+	f->q[1] = calloc(f->nn * 2 * f->ndims + 1, sizeof(struct msg));
+}
+
+static void fab_round(struct fab *f)
+{
+	int i, u, c = f->cur;
+
+	for (i = 0; i < f->nq[c]; i++) {
+		struct msg *m = &f->q[c][i];
+
+		tc_receive(f->node[m->dst], m->port, m->data, m->len);
+	}
+	f->nq[c] = 0;
+	for (u = 0; u < f->nn; u++) {
+		if (f->dead[u])
+			continue;
+		f->sender = u;
+		tc_tick(f->node[u]);
+	}
+	f->cur = !c;
+}
+
+static void fab_run(struct fab *f, int rounds)
+{
+	while (rounds-- > 0)
+		fab_round(f);
+}
+
+static void fab_free(struct fab *f)
+{
+	int u;
+
+	for (u = 0; u < f->nn; u++)
+		free(f->node[u]);
+	free(f->q[0]);
+	free(f->q[1]);
+}
+
+/*
+ * Every placed node's coordinates equal the truth under one signed
+ * permutation P and translation (mod the extents); dims and wrap match.
+ * Returns the number of placed nodes, -1 if inconsistent.
+ */
+static int fab_check(struct fab *f)
+{
+	int nperm = 1, k, a, u, placed = 0, best = -1;
+	struct tc_view v0;
+	int ref = -1;
+
+	for (a = 1; a <= f->ndims; a++)
+		nperm *= 2 * a;
+	for (u = 0; u < f->nn; u++) {
+		struct tc_view v;
+
+		if (f->dead[u])
+			continue;
+		tc_view(f->node[u], &v);
+		if (v.state == TC_PLACED) {
+			placed++;
+			if (ref < 0)
+				ref = u;
+		}
+	}
+	if (ref < 0)
+		return 0;
+	tc_view(f->node[ref], &v0);
+	for (k = 0; k < nperm && best < 0; k++) {
+		uint8_t P[TC_MAX_AXES];
+		bool ok = true;
+
+		nth_perm(P, f->ndims, k);
+		/* dims and wrap under P */
+		for (a = 0; a < f->ndims && ok; a++) {
+			int g = P[a] >> 1;
+
+			if (f->dims[a] > 1 && (v0.dims[g] != f->dims[a] ||
+			    (f->dims[a] > 2 &&
+			     !!(v0.wrap & (1u << g)) != f->wrap[a])))
+				ok = false;
+		}
+		for (u = 0; u < f->nn && ok; u++) {
+			struct tc_view v;
+
+			if (f->dead[u])
+				continue;
+			tc_view(f->node[u], &v);
+			if (v.state != TC_PLACED)
+				continue;
+			for (a = 0; a < f->ndims && ok; a++) {
+				int g = P[a] >> 1, ext = f->dims[a];
+				int s = (P[a] & 1) ? -1 : 1;
+				int want = v0.coord[g] +
+					   s * (f->truth[u][a] - f->truth[ref][a]);
+
+				if (ext == 1)
+					continue;
+				want = ((want % ext) + ext) % ext;
+				if (v.coord[g] != want || v.dims[g] != ext)
+					ok = false;
+			}
+		}
+		if (ok)
+			best = k;
+	}
+	return best < 0 ? -1 : placed;
+}
+
+static int fab_live(const struct fab *f)
+{
+	int u, n = 0;
+
+	for (u = 0; u < f->nn; u++)
+		n += !f->dead[u];
+	return n;
+}
+
+static void fab_init(struct fab *f, const char *spec, const char *wrap)
+{
+	int a = 0;
+	char *end;
+
+	memset(f, 0, sizeof(*f));
+	f->nn = 1;
+	do {
+		f->dims[a] = (int)strtol(spec, &end, 10);
+		f->wrap[a] = wrap ? wrap[a] == '1' : true;
+		f->nn *= f->dims[a];
+		a++;
+		spec = end + 1;
+	} while (*end == 'x');
+	f->ndims = a;
+	for (a = 0; a < f->nn; a++)
+		nth_perm(f->S[a], f->ndims, 0);
+}
+
+static struct fab F;
+
+/* every signed permutation of 3 axes across one node's cables */
+UNIT_TEST(core_every_perm_one_node)
+{
+	int k, bad = 0;
+
+	for (k = 0; k < 48; k++) {
+		fab_init(&F, "4x4x4", NULL);
+		nth_perm(F.S[21], 3, k);
+		fab_setup(&F, 12);
+		fab_run(&F, 60);
+		if (fab_check(&F) != 64) {
+			fprintf(stderr, "    perm %d: %d placed\n", k,
+				fab_check(&F));
+			bad++;
+		}
+		fab_free(&F);
+	}
+	UNIT_CHECK(bad == 0);
+}
+
+static int run_random(const char *dims, const char *wrap, uint64_t seed,
+		      bool per_node, int rounds)
+{
+	int u, r;
+
+	rng_state = seed;
+	fab_init(&F, dims, wrap);
+	for (u = 0; u < F.nn && per_node; u++)
+		rand_perm(F.S[u], F.ndims);
+	fab_setup(&F, 16);
+	fab_run(&F, rounds);
+	r = fab_check(&F);
+	if (r != fab_live(&F))
+		fprintf(stderr, "    %s seed %llu: %d of %d placed\n", dims,
+			(unsigned long long)seed, r, fab_live(&F));
+	fab_free(&F);
+	return r;
+}
+
+UNIT_TEST(core_flat_random_4x4x4)
+{
+	uint64_t s;
+
+	for (s = 1; s <= 5; s++)
+		UNIT_CHECK(run_random("4x4x4", NULL, s, true, 80) == 64);
+}
+
+UNIT_TEST(core_extents_1_to_4)
+{
+	static const char *const specs[] = {
+		"1", "2", "3", "4", "2x1", "3x2", "4x3", "1x4x2", "2x2x2",
+		"3x3x3", "4x1x3",
+	};
+	unsigned int i;
+	uint64_t s;
+
+	for (i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		for (s = 1; s <= 3; s++) {
+			int n = run_random(specs[i], NULL, s, true, 60);
+
+			rng_state = s;
+			fab_init(&F, specs[i], NULL);
+			UNIT_CHECK(n == F.nn || (F.nn == 1 && n == 0));
+		}
+	}
+}
+
+UNIT_TEST(core_meshes)
+{
+	uint64_t s;
+
+	for (s = 1; s <= 3; s++) {
+		UNIT_CHECK(run_random("3x3", "00", s, true, 60) == 9);
+		UNIT_CHECK(run_random("4x3x2", "010", s, true, 80) == 24);
+		UNIT_CHECK(run_random("5x2", "01", s, true, 60) == 10);
+	}
+}
+
+UNIT_TEST(core_four_axes)
+{
+	UNIT_CHECK(run_random("2x2x2x2", NULL, 7, true, 60) == 16);
+	UNIT_CHECK(run_random("3x2x2x3", NULL, 8, true, 80) == 36);
+}
+
+/* blocks of 2x2x2: faces of 2x2 have no satisfying quadruple at all */
+static int run_blocks(const char *dims, int b, uint64_t seed, int rounds,
+		      int block_perm)
+{
+	int u, a, nb[TC_MAX_AXES], r;
+	uint8_t rot[64][TC_MAX_AXES];
+
+	rng_state = seed;
+	fab_init(&F, dims, NULL);
+	for (a = 0; a < F.ndims; a++) {
+		F.block[a] = b;
+		nb[a] = F.dims[a] / b;
+	}
+	for (u = 0; u < 64; u++)
+		rand_perm(rot[u], F.ndims);
+	if (block_perm >= 0)
+		nth_perm(rot[1], F.ndims, block_perm);
+	for (u = 0; u < F.nn; u++) {
+		int rem = u, bi = 0, c[TC_MAX_AXES];
+
+		for (a = 0; a < F.ndims; a++) {
+			c[a] = rem % F.dims[a];
+			rem /= F.dims[a];
+		}
+		for (a = F.ndims - 1; a >= 0; a--)
+			bi = bi * nb[a] + c[a] / b;
+		memcpy(F.S[u], rot[bi % 64], TC_MAX_AXES);
+	}
+	fab_setup(&F, 16);
+	fab_run(&F, rounds);
+	r = fab_check(&F);
+	if (r != fab_live(&F))
+		fprintf(stderr, "    blocks %s/%d seed %llu: %d placed\n", dims,
+			b, (unsigned long long)seed, r);
+	fab_free(&F);
+	return r;
+}
+
+UNIT_TEST(core_blocks_2x2x2_quadruple_less)
+{
+	uint64_t s;
+
+	for (s = 1; s <= 4; s++)
+		UNIT_CHECK(run_blocks("4x4x4", 2, s, 120, -1) == 64);
+}
+
+UNIT_TEST(core_blocks_every_rotation)
+{
+	int k, bad = 0;
+
+	for (k = 0; k < 48; k++)
+		bad += run_blocks("8x4x4", 4, 3, 120, k) != 128;
+	UNIT_CHECK(bad == 0);
+}
+
+UNIT_TEST(core_blocks_4x4x4_satisfying)
+{
+	UNIT_CHECK(run_blocks("8x8x8", 4, 5, 160, -1) == 512);
+}
+
+/* a block whose every face cable is cut cannot join: it says why */
+UNIT_TEST(core_blocks_faulty_faces)
+{
+	int u, p, a, failed = 0, placed;
+
+	rng_state = 11;
+	fab_init(&F, "8x4x4", NULL);
+	for (a = 0; a < 3; a++)
+		F.block[a] = 4;
+	for (u = 0; u < F.nn; u++)
+		nth_perm(F.S[u], 3, 0);
+	fab_setup(&F, 16);
+	/* cut every cable between the two blocks */
+	for (u = 0; u < F.nn; u++) {
+		for (p = 0; p < 6; p++) {
+			int v = F.peer[u][p];
+
+			if (v < 0 || (F.truth[u][0] / 4) == (F.truth[v][0] / 4))
+				continue;
+			F.cut[u][p] = true;
+			tc_port_state(F.node[u], (uint8_t)p, false);
+		}
+	}
+	fab_run(&F, 100);
+	placed = fab_check(&F);
+	for (u = 0; u < F.nn; u++) {
+		struct tc_view v;
+
+		tc_view(F.node[u], &v);
+		if (v.state != TC_PLACED && v.state != TC_FAILED)
+			failed = -1000;
+	}
+	/* two separate blocks: each places itself, in its own frame */
+	UNIT_CHECK(placed != 0);
+	UNIT_CHECK(failed == 0);
+	fab_free(&F);
+}
+
+/* flat: dead nodes and cut cables leave the rest consistent */
+UNIT_TEST(core_flat_faults)
+{
+	int u, p, k, r, unplaced = 0;
+
+	rng_state = 21;
+	fab_init(&F, "4x4x4", NULL);
+	for (u = 0; u < F.nn; u++)
+		rand_perm(F.S[u], 3);
+	F.dead[5] = F.dead[42] = true;
+	fab_setup(&F, 16);
+	for (k = 0; k < 3; k++) {
+		u = (int)(rnd() % 64);
+		p = (int)(rnd() % 6);
+		if (F.peer[u][p] < 0)
+			continue;
+		F.cut[u][p] = true;
+		F.cut[F.peer[u][p]][F.peer_port[u][p]] = true;
+		tc_port_state(F.node[u], (uint8_t)p, false);
+		tc_port_state(F.node[F.peer[u][p]], F.peer_port[u][p], false);
+	}
+	fab_run(&F, 100);
+	r = fab_check(&F);
+	for (u = 0; u < F.nn; u++) {
+		struct tc_view v;
+
+		if (F.dead[u])
+			continue;
+		tc_view(F.node[u], &v);
+		if (v.state != TC_PLACED) {
+			unplaced++;
+			UNIT_CHECK(v.reason[0] != '\0');
+		}
+	}
+	UNIT_CHECK(r >= 0);
+	UNIT_CHECK(r + unplaced == 62);
+	UNIT_CHECK(unplaced <= 4);
+	fab_free(&F);
+}
+
+/* the leader dies after convergence: nobody moves */
+UNIT_TEST(core_leader_death_keeps_coords)
+{
+	struct tc_view before[64], v;
+	int u, leader = -1, p, moved = 0;
+
+	rng_state = 31;
+	fab_init(&F, "4x4x4", NULL);
+	for (u = 0; u < F.nn; u++)
+		rand_perm(F.S[u], 3);
+	fab_setup(&F, 12);
+	fab_run(&F, 80);
+	UNIT_CHECK(fab_check(&F) == 64);
+	for (u = 0; u < F.nn; u++) {
+		tc_view(F.node[u], &before[u]);
+		if (before[u].role == TC_ROLE_LEADER)
+			leader = u;
+	}
+	UNIT_CHECK(leader >= 0);
+	F.dead[leader] = true;
+	for (p = 0; p < 6; p++)
+		if (F.peer[leader][p] >= 0)
+			tc_port_state(F.node[F.peer[leader][p]],
+				      F.peer_port[leader][p], false);
+	fab_run(&F, 60);
+	for (u = 0; u < F.nn; u++) {
+		if (u == leader)
+			continue;
+		tc_view(F.node[u], &v);
+		if (v.state != TC_PLACED ||
+		    memcmp(v.coord, before[u].coord, 3))
+			moved++;
+	}
+	UNIT_CHECK(moved == 0);
+
+	/* it comes back with a fresh state and the same id: it rejoins */
+	F.dead[leader] = false;
+	{
+		struct tc_output out = { .ctx = &F, .send = send_cb };
+		struct tc_config cfg = {
+			.id = F.id[leader], .ndims = 3, .ports = 0x3f,
+			.hello_ticks = 1000, .dead_ticks = 3000,
+			.quiet_ticks = 12,
+		};
+
+		tc_node_init(F.node[leader], &cfg, &out);
+		for (p = 0; p < 6; p++) {
+			if (F.peer[leader][p] < 0)
+				continue;
+			tc_port_state(F.node[leader], (uint8_t)p, true);
+			tc_port_state(F.node[F.peer[leader][p]],
+				      F.peer_port[leader][p], true);
+		}
+	}
+	fab_run(&F, 40);
+	tc_view(F.node[leader], &v);
+	UNIT_CHECK(v.state == TC_PLACED);
+	UNIT_CHECK(!memcmp(v.coord, before[leader].coord, 3));
+	UNIT_CHECK(fab_check(&F) == 64);
+	fab_free(&F);
+}
+
+/* a newcomer with the highest id adopts the existing frame */
+UNIT_TEST(core_join_higher_id_adopts_frame)
+{
+	struct tc_view before[64], v;
+	int u, p, moved = 0, late = 10;
+
+	rng_state = 41;
+	fab_init(&F, "4x4x4", NULL);
+	F.id[late] = UINT64_MAX - 1;
+	F.dead[late] = true;
+	fab_setup(&F, 12);
+	fab_run(&F, 80);
+	for (u = 0; u < F.nn; u++)
+		tc_view(F.node[u], &before[u]);
+	F.dead[late] = false;
+	for (p = 0; p < 6; p++) {
+		if (F.peer[late][p] < 0)
+			continue;
+		tc_port_state(F.node[late], (uint8_t)p, true);
+		tc_port_state(F.node[F.peer[late][p]], F.peer_port[late][p],
+			      true);
+	}
+	fab_run(&F, 40);
+	for (u = 0; u < F.nn; u++) {
+		if (u == late)
+			continue;
+		tc_view(F.node[u], &v);
+		if (memcmp(v.coord, before[u].coord, 3) ||
+		    v.leader != before[u].leader)
+			moved++;
+	}
+	UNIT_CHECK(moved == 0);
+	UNIT_CHECK(fab_check(&F) == 64);
+	fab_free(&F);
+}
+
+/* hostile bytes never crash and never change a node */
+UNIT_TEST(core_wire_hostile)
+{
+	struct tc_output out = { .ctx = &F, .send = send_cb };
+	struct tc_config cfg = { .id = 7, .ndims = 3, .ports = 0x3f };
+	uint8_t buf[TC_MSG_MAX];
+	struct tc_view v0, v1;
+	struct tc_node *n;
+	struct tw_buf b;
+	struct tw_msg m;
+	int i, j, bad = 0;
+
+	memset(&F, 0, sizeof(F));
+	F.q[0] = calloc(64, sizeof(struct msg));
+	F.q[1] = calloc(64, sizeof(struct msg));
+	for (i = 0; i < 6; i++)
+		F.peer[0][i] = -1;
+	n = calloc(1, tc_node_size(&cfg));
+	UNIT_CHECK(tc_node_init(n, &cfg, &out) == 0);
+	tc_port_state(n, 0, true);
+	tc_view(n, &v0);
+
+	UNIT_CHECK(tc_receive(n, 0, NULL, 0) == -EBADMSG);
+	UNIT_CHECK(tc_receive(n, 0, (const uint8_t *)"T", 1) == -EBADMSG);
+	UNIT_CHECK(tc_receive(n, 9, (const uint8_t *)"T\1", 2) == -EBADMSG);
+
+	/* a valid message, then every truncation and many bit flips */
+	tw_init(&b, buf, sizeof(buf));
+	tw_put_id(&b, 99);
+	tw_put_port(&b, 3);
+	UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == 0 && m.id == 99);
+	for (i = 0; i < (int)b.len - 1; i++)
+		bad += tw_decode(buf, (size_t)i, 3, &m) == 0;
+	UNIT_CHECK(bad == 0);
+	rng_state = 5;
+	for (i = 0; i < 20000; i++) {
+		uint8_t junk[64];
+		size_t len = rnd() % sizeof(junk);
+
+		for (j = 0; j < (int)len; j++)
+			junk[j] = (uint8_t)rnd();
+		if (len > 2 && (i & 1)) {
+			junk[0] = TW_MAGIC;
+			junk[1] = TW_VERSION;
+		}
+		tc_receive(n, 1, junk, len);	/* port 1 is down */
+	}
+	tc_view(n, &v1);
+	UNIT_CHECK(v0.state == v1.state && v0.leader == v1.leader);
+	/* an id of our own (a looped cable) is refused */
+	tw_init(&b, buf, sizeof(buf));
+	tw_put_id(&b, 7);
+	tw_put_port(&b, 1);
+	UNIT_CHECK(tc_receive(n, 0, buf, b.len) == -EBADMSG);
+	free(n);
+	free(F.q[0]);
+	free(F.q[1]);
+}
+
+UNIT_TEST(core_memory_per_node)
+{
+	struct tc_config flat = { .id = 1, .ndims = 3, .ports = 0x3f };
+	struct tc_config blk = flat;
+
+	blk.block_mode = true;
+	fprintf(stderr, "    node size: flat %zu B, block %zu B\n",
+		tc_node_size(&flat), tc_node_size(&blk));
+	UNIT_CHECK(tc_node_size(&flat) < 1024);
+	UNIT_CHECK(tc_node_size(&blk) < 1024);
+}
+
+static const struct unit_case cases[] = {
+	UNIT_CASE(core_every_perm_one_node),
+	UNIT_CASE(core_flat_random_4x4x4),
+	UNIT_CASE(core_extents_1_to_4),
+	UNIT_CASE(core_meshes),
+	UNIT_CASE(core_four_axes),
+	UNIT_CASE(core_blocks_2x2x2_quadruple_less),
+	UNIT_CASE(core_blocks_every_rotation),
+	UNIT_CASE(core_blocks_4x4x4_satisfying),
+	UNIT_CASE(core_blocks_faulty_faces),
+	UNIT_CASE(core_flat_faults),
+	UNIT_CASE(core_leader_death_keeps_coords),
+	UNIT_CASE(core_join_higher_id_adopts_frame),
+	UNIT_CASE(core_wire_hostile),
+	UNIT_CASE(core_memory_per_node),
+};
+
+#ifndef NO_MAIN
+UNIT_MAIN(cases)
+#endif
