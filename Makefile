@@ -1,0 +1,79 @@
+# torus — top-level build and test entry points.
+#
+#   make            module + tools           make check   deps, all, all tests
+#   make module     kernel/torus.ko          make unit    userspace unit tests
+#   make tools      build/bin/*              make kunit   KUnit under UML
+#   make deps       install Debian packages  make vm-check  VM scenarios only
+#   make demo       run tests/vm/demo.sh in the VM
+#   make bench      run tests/bench/bench.sh in the VM
+#   make clean      remove build products (keeps build/kunit, build/vm caches)
+#   make distclean  remove build/ entirely
+#
+# KVER selects the target kernel: default is the newest /lib/modules/<ver>
+# that has a build/ directory (never the running kernel: the host cannot
+# load modules; torus.ko runs in the qemu VM, see tests/vm/run).
+
+KVER ?= $(shell for d in $$(ls -1 /lib/modules 2>/dev/null | sort -rV); do \
+		if [ -d /lib/modules/$$d/build ]; then echo $$d; break; fi; done)
+KDIR ?= /lib/modules/$(KVER)/build
+export KVER
+
+.PHONY: all module tools deps check unit kunit vm-check demo bench clean distclean help
+
+all: module tools
+
+module:
+	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "module: no kernel headers in /lib/modules/*/build (run: make deps)" >&2; exit 1; fi
+	@if [ -f kernel/Kbuild ] || [ -f kernel/Makefile ]; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel CONFIG_TORUS=m W=1 modules; \
+	else \
+		echo "module: kernel/Kbuild not there yet, skipping" >&2; fi
+
+tools:
+	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon; fi
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; \
+	else echo "tools: tools/Makefile not there yet, skipping" >&2; fi
+
+deps:
+	@scripts/deps
+
+# Ends with tests/run's summary line even when the build fails (a stale
+# torus.ko is never tested).
+check:
+	@$(MAKE) --no-print-directory deps
+	@if $(MAKE) --no-print-directory all; then tests/run; \
+	else tests/run --build-failed; fi
+
+unit:
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools test; \
+	else echo "unit: tools/Makefile not there yet" >&2; exit 1; fi
+
+kunit:
+	@tests/kunit/run
+
+vm-check: all
+	@tests/run vm
+
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/vm/run -- tests/vm/demo.sh
+
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/vm/run -- tests/bench/bench.sh
+
+clean:
+	@if [ -d "$(KDIR)" ] && { [ -f kernel/Kbuild ] || [ -f kernel/Makefile ]; }; then \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
+	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon clean; fi
+	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
+	rm -rf build/bin build/test.log build/vm/runs build/vm/console.log build/vm/dmesg.log
+
+distclean: clean
+	rm -rf build
+
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
