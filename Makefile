@@ -6,6 +6,7 @@
 #   make deps       install Debian packages  make vm-check  VM scenarios only
 #   make demo       run tests/vm/demo.sh in the VM
 #   make bench      run tests/bench/bench.sh in the VM
+#   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
 #   make distclean  remove build/ entirely
 #
@@ -18,7 +19,7 @@ KVER ?= $(shell for d in $$(ls -1 /lib/modules 2>/dev/null | sort -rV); do \
 KDIR ?= /lib/modules/$(KVER)/build
 export KVER
 
-.PHONY: all module tools deps check unit kunit vm-check demo bench clean distclean help
+.PHONY: all module tools deps check unit kunit vm-check demo bench bench-sim clean distclean help
 
 all: module tools
 
@@ -34,6 +35,7 @@ tools:
 	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon; fi
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; \
 	else echo "tools: tools/Makefile not there yet, skipping" >&2; fi
+	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim; fi
 
 deps:
 	@scripts/deps
@@ -46,8 +48,7 @@ check:
 	else tests/run --build-failed; fi
 
 unit:
-	@if [ -f tools/Makefile ]; then $(MAKE) -C tools test; \
-	else echo "unit: tools/Makefile not there yet" >&2; exit 1; fi
+	@tests/run unit core sim
 
 kunit:
 	@tests/kunit/run
@@ -65,11 +66,18 @@ bench:
 	@$(MAKE) --no-print-directory all
 	tests/vm/run -- tests/bench/bench.sh
 
+# the simulator at Blue Gene/L scale (host only, no VM)
+bench-sim:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory tools
+	tests/bench/bench-sim.sh
+
 clean:
 	@if [ -d "$(KDIR)" ] && { [ -f kernel/Kbuild ] || [ -f kernel/Makefile ]; }; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
 	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon clean; fi
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
+	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim clean; fi
 	rm -rf build/bin build/test.log build/vm/runs build/vm/console.log build/vm/dmesg.log
 
 distclean: clean
