@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# tests/bench/bench-sim.sh — torus-sim at Blue Gene/L scale (make bench-sim).
+#
+#   tests/bench/bench-sim.sh            uses build/bin/torus-sim
+#
+# 1. bgl:   --dims 32x32x64 --block 8x8x8 --miswire blocks --seed 1
+#           (65,536 nodes, 128 midplanes mounted in random rotations):
+#           wall time, rounds beside the diameter, node-steps per second,
+#           memory per node.  Goals: rounds <= diameter + SLACK,
+#           >= 1,000,000 node-steps/s, core state O(1) and < 1 KiB/node.
+# 2. faults-small: q = 0.15, r = 0.85 (--node-fail 0.15 --link-fail 0.15)
+#           on 16x16x16 of 8x8x8 blocks, BENCH_FAULT_RUNS seeds: the
+#           fraction of runs whose orientation succeeded beside the
+#           paper's lower bound (Eq. 6-7) for that machine.
+# 3. faults-bgl: the same at full size, BENCH_FAULT_FULL_RUNS seeds, beside
+#           Eq. 6-7 and Eq. 8.
+#
+# Writes build/bench/sim.json ({"bgl": ..., "faults_small": ...,
+# "faults_bgl": ..., "goals": ...}; each run's object is torus-sim -j's).
+# Exit status: 0 when every run produced numbers; 1 otherwise.  Missing a
+# goal is reported but fails only with BENCH_STRICT=1.
+#
+# Environment: TORUS_SIM, BENCH_FAULT_RUNS (5), BENCH_FAULT_FULL_RUNS (1),
+# BENCH_ROUND_SLACK (10), BENCH_SIM_OUT (build/bench/sim.json),
+# BENCH_STRICT (0).
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+REPO=$(cd "$here/../.." && pwd)
+SIM=${TORUS_SIM:-$REPO/build/bin/torus-sim}
+OUT=${BENCH_SIM_OUT:-$REPO/build/bench/sim.json}
+FAULT_RUNS=${BENCH_FAULT_RUNS:-5}
+FULL_RUNS=${BENCH_FAULT_FULL_RUNS:-1}
+SLACK=${BENCH_ROUND_SLACK:-10}
+STRICT=${BENCH_STRICT:-0}
+
+die() { echo "bench-sim: $*" >&2; exit 1; }
+command -v jq >/dev/null || die "jq is needed (make deps)"
+[ -x "$SIM" ] || die "$SIM missing (make -C daemon && make -C tools/sim)"
+mkdir -p "$(dirname "$OUT")"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+sim() { # NAME ARGS...: run, keep the JSON in $tmp/NAME.json
+	local name=$1 rc
+	shift
+	echo "== $name: torus-sim $*"
+	"$SIM" -j "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"
+	rc=$?
+	if ! jq -e . "$tmp/$name.json" >/dev/null 2>&1; then
+		cat "$tmp/$name.err" >&2
+		die "$name: no result (exit $rc)"
+	fi
+	[ "$rc" -eq 0 ] || echo "   note: exit $rc (not every run converged" \
+		"and was consistent)"
+}
+
+sim bgl --dims 32x32x64 --block 8x8x8 --miswire blocks --seed 1
+jq -r '
+  "   nodes \(.nodes), diameter \(.diameter), quiet ticks K \(.quiet_ticks)",
+  "   wall time          \(.wall_s) s",
+  "   rounds             \(.rounds) (diameter \(.diameter), \(.rounds - .diameter | if . >= 0 then "+\(.)" else "\(.)" end)); all placed after \(.rounds_to_placed) (K = \(.quiet_ticks) quiet rounds included)",
+  "   node-steps/s       \(.node_steps_per_s)",
+  "   memory per node    \(.state_bytes_per_node) B core state + \(.harness_bytes_per_node) B simulator",
+  "   messages per node  \(.msgs_per_node), bytes per node \(.bytes_per_node)",
+  "   placed \(.placed)/\(.live), consistent \(.consistent)"' "$tmp/bgl.json"
+
+fault=(--node-fail 0.15 --link-fail 0.15 --miswire blocks --seed 1)
+sim faults_small --dims 16x16x16 --block 8x8x8 --runs "$FAULT_RUNS" \
+	"${fault[@]}"
+sim faults_bgl --dims 32x32x64 --block 8x8x8 --runs "$FULL_RUNS" \
+	"${fault[@]}"
+for f in faults_small faults_bgl; do
+	jq -r '
+  "   \(.dims) of \(.block), q 0.15 r 0.85, \(.runs) runs: orientation succeeded in \(.orientation_success * .runs | round) (\(.orientation_success))",
+  "     every block oriented in \(.block_orientation_success * .runs | round) (\(.block_orientation_success))",
+  "     lower bound Eq. 6-7: \(.lower_bound) (1 - \(.lower_bound_fail), k = \(.lower_bound_faces) faces)",
+  (if .lower_bound_eq8 then "     lower bound Eq. 8:   \(.lower_bound_eq8) (1 - \(.lower_bound_eq8_fail))" else empty end),
+  "     live \(.live), placed \(.placed), unplaced \(.unplaced), consistent \(.consistent), rounds \(.rounds) (diameter \(.diameter)), wall \(.wall_s) s",
+  (.unplaced_reasons | to_entries[] | "       \(.value)  \(.key)")' \
+		"$tmp/$f.json"
+done
+
+jq -n --slurpfile b "$tmp/bgl.json" --slurpfile s "$tmp/faults_small.json" \
+	--slurpfile f "$tmp/faults_bgl.json" --argjson slack "$SLACK" '
+	($b[0]) as $bgl | {
+	bgl: $bgl, faults_small: $s[0], faults_bgl: $f[0],
+	goals: {
+		rounds_le_diameter_plus: $slack,
+		rounds_ok: ($bgl.rounds <= $bgl.diameter + $slack),
+		node_steps_per_s_ok: ($bgl.node_steps_per_s >= 1000000),
+		memory_ok: ($bgl.state_bytes_per_node < 1024),
+		correct_ok: ($bgl.converged and $bgl.consistent and
+			     $bgl.unplaced == 0)
+	}}' >"$OUT" || die "could not write $OUT"
+
+echo "== goals"
+jq -r '.goals | to_entries[] | select(.key | endswith("_ok")) |
+	"   \(.key): \(if .value then "met" else "MISSED" end)"' "$OUT"
+echo "bench-sim: wrote $OUT"
+missed=$(jq '[.goals | to_entries[] | select((.key | endswith("_ok"))
+	and (.value | not))] | length' "$OUT")
+if [ "$missed" -gt 0 ] && [ "$STRICT" = 1 ]; then
+	exit 1
+fi
+exit 0

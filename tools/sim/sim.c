@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * torus-sim - run the discovery core on a simulated torus/mesh
+ *
+ *	torus-sim --dims 32x32x64 --block 8x8x8 --miswire blocks \
+ *		--node-fail 0.15 --link-fail 0.15 --seed 1 --runs 5 -j
+ *
+ * See man/torus-sim.8.  Exit status: 0 when every run converged and was
+ * consistent with the ground truth, 1 otherwise, 2 for usage errors.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim.h"
+
+#define AXES	TORUS_AXIS_NAMES
+
+static const char *miswire_names[] = { "none", "blocks", "nodes" };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: torus-sim [OPTIONS]\n"
+"Run the torusd discovery core on a simulated torus or mesh.\n"
+"\n"
+"  --dims AxBx...         extents per axis, 1-8 axes of 1-256 (default 8x8x8)\n"
+"  --block AxBx...        blocks (midplanes) of this shape; must divide --dims\n"
+"  --wrap W,W,...         per axis 1 torus ring, 0 mesh line (default all 1)\n"
+"  --mesh AXES            axes that are lines, e.g. z or xy (" AXES ")\n"
+"  --node-fail Q          probability a node is dead (default 0)\n"
+"  --link-fail P          probability a cable is cut, 1 - r (default 0)\n"
+"  --miswire MODE         none | blocks | nodes (default none)\n"
+"  --seed N               first seed (default 1)\n"
+"  --runs K               runs with seeds N, N+1, ... (default 1)\n"
+"  --max-rounds N         round cap (default 4d + 4K + 50)\n"
+"  --quiet-ticks K        the core's quiet_ticks (default d + 2, see man)\n"
+"  --orient-ticks N       the core's orient_ticks (default 0: core's 2d+2)\n"
+"  --hello-ticks N        the core's hello_ticks (default 1000)\n"
+"  --dead-ticks N         the core's dead_ticks (default 3000)\n"
+"  -j, --json             print one JSON object\n"
+"  -v, --verbose          progress on stderr (twice: every round)\n"
+"  -h, --help             this text\n"
+"\n"
+"Exit status: 0 all runs converged and consistent, 1 otherwise, 2 usage.\n");
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+die_usage(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "torus-sim: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'torus-sim --help'.\n");
+	exit(2);
+}
+
+static unsigned long long parse_uint(const char *opt, const char *s,
+				     unsigned long long min,
+				     unsigned long long max)
+{
+	unsigned long long v;
+	char *end;
+
+	errno = 0;
+	if (!*s || *s == '-')
+		die_usage("%s: '%s' is not a non-negative integer", opt, s);
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		die_usage("%s: '%s' is not a non-negative integer", opt, s);
+	if (v < min || v > max)
+		die_usage("%s: %s is out of range %llu..%llu", opt, s, min, max);
+	return v;
+}
+
+static double parse_prob(const char *opt, const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.0 && v < 1.0))
+		die_usage("%s: '%s' is not a probability in [0, 1)", opt, s);
+	return v;
+}
+
+/* "32x32x64" -> ext[], returns the number of axes */
+static unsigned int parse_shape(const char *opt, const char *s,
+				uint16_t *ext)
+{
+	unsigned int n = 0;
+	const char *p = s;
+
+	for (;;) {
+		unsigned long v;
+		char *end;
+
+		if (n == TC_MAX_AXES)
+			die_usage("%s: '%s' has more than %d axes", opt, s,
+				  TC_MAX_AXES);
+		if (*p < '0' || *p > '9')
+			die_usage("%s: '%s' is not AxBx... (e.g. 8x8x8)", opt, s);
+		errno = 0;
+		v = strtoul(p, &end, 10);
+		if (errno || v < 1 || v > TORUS_MAX_EXTENT)
+			die_usage("%s: extent in '%s' is not 1..%d", opt, s,
+				  TORUS_MAX_EXTENT);
+		ext[n++] = (uint16_t)v;
+		if (!*end)
+			return n;
+		if (*end != 'x' && *end != 'X')
+			die_usage("%s: '%s' is not AxBx... (e.g. 8x8x8)", opt, s);
+		p = end + 1;
+	}
+}
+
+static void shape_str(char *buf, size_t len, unsigned int nd,
+		      const uint16_t *ext)
+{
+	size_t o = 0;
+	unsigned int a;
+
+	buf[0] = 0;
+	for (a = 0; a < nd && o < len; a++)
+		o += snprintf(buf + o, len - o, "%s%u", a ? "x" : "",
+			      (unsigned int)ext[a]);
+}
+
+enum {
+	OPT_DIMS = 256, OPT_BLOCK, OPT_WRAP, OPT_MESH, OPT_NODE_FAIL,
+	OPT_LINK_FAIL, OPT_MISWIRE, OPT_SEED, OPT_RUNS, OPT_MAX_ROUNDS,
+	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD,
+};
+
+static const struct option longopts[] = {
+	{ "dims",	  required_argument, NULL, OPT_DIMS },
+	{ "block",	  required_argument, NULL, OPT_BLOCK },
+	{ "wrap",	  required_argument, NULL, OPT_WRAP },
+	{ "mesh",	  required_argument, NULL, OPT_MESH },
+	{ "node-fail",	  required_argument, NULL, OPT_NODE_FAIL },
+	{ "link-fail",	  required_argument, NULL, OPT_LINK_FAIL },
+	{ "miswire",	  required_argument, NULL, OPT_MISWIRE },
+	{ "seed",	  required_argument, NULL, OPT_SEED },
+	{ "runs",	  required_argument, NULL, OPT_RUNS },
+	{ "max-rounds",	  required_argument, NULL, OPT_MAX_ROUNDS },
+	{ "quiet-ticks",  required_argument, NULL, OPT_QUIET },
+	{ "orient-ticks", required_argument, NULL, OPT_ORIENT },
+	{ "hello-ticks",  required_argument, NULL, OPT_HELLO },
+	{ "dead-ticks",	  required_argument, NULL, OPT_DEAD },
+	{ "json",	  no_argument,	     NULL, 'j' },
+	{ "verbose",	  no_argument,	     NULL, 'v' },
+	{ "help",	  no_argument,	     NULL, 'h' },
+	{ NULL, 0, NULL, 0 }
+};
+
+static void parse_args(int argc, char **argv, struct sim_opts *o)
+{
+	const char *wrap_arg = NULL, *mesh_arg = NULL;
+	unsigned int nblock = 0, a;
+	uint64_t n = 1;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->ndims = 3;
+	o->dims[0] = o->dims[1] = o->dims[2] = 8;
+	o->seed = 1;
+	o->runs = 1;
+	o->hello_ticks = 1000;
+	o->dead_ticks = 3000;
+
+	while ((c = getopt_long(argc, argv, "jvh", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DIMS:
+			o->ndims = parse_shape("--dims", optarg, o->dims);
+			break;
+		case OPT_BLOCK:
+			nblock = parse_shape("--block", optarg, o->block);
+			o->blocks = true;
+			break;
+		case OPT_WRAP:
+			wrap_arg = optarg;
+			break;
+		case OPT_MESH:
+			mesh_arg = optarg;
+			break;
+		case OPT_NODE_FAIL:
+			o->node_fail = parse_prob("--node-fail", optarg);
+			break;
+		case OPT_LINK_FAIL:
+			o->link_fail = parse_prob("--link-fail", optarg);
+			break;
+		case OPT_MISWIRE:
+			for (a = 0; a < 3; a++)
+				if (!strcmp(optarg, miswire_names[a]))
+					break;
+			if (a == 3)
+				die_usage("--miswire: '%s' is not none, blocks "
+					  "or nodes", optarg);
+			o->miswire = a;
+			break;
+		case OPT_SEED:
+			o->seed = parse_uint("--seed", optarg, 0, ULLONG_MAX);
+			break;
+		case OPT_RUNS:
+			o->runs = parse_uint("--runs", optarg, 1, 1000000);
+			break;
+		case OPT_MAX_ROUNDS:
+			o->max_rounds = parse_uint("--max-rounds", optarg, 1,
+						   10000000);
+			break;
+		case OPT_QUIET:
+			o->quiet_ticks = parse_uint("--quiet-ticks", optarg,
+						    1, UINT16_MAX);
+			break;
+		case OPT_ORIENT:
+			o->orient_ticks = parse_uint("--orient-ticks", optarg,
+						     0, UINT16_MAX);
+			break;
+		case OPT_HELLO:
+			o->hello_ticks = parse_uint("--hello-ticks", optarg,
+						    1, UINT16_MAX);
+			break;
+		case OPT_DEAD:
+			o->dead_ticks = parse_uint("--dead-ticks", optarg,
+						   1, UINT16_MAX);
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Try 'torus-sim --help'.\n");
+			exit(2);
+		}
+	}
+	if (optind < argc)
+		die_usage("unexpected argument '%s'", argv[optind]);
+
+	for (a = 0; a < o->ndims; a++)
+		n *= o->dims[a];
+	if (n > SIM_MAX_NODES)
+		die_usage("--dims: %llu nodes, at most %u",
+			  (unsigned long long)n, SIM_MAX_NODES);
+
+	o->wrap = (uint8_t)((1u << o->ndims) - 1);
+	if (wrap_arg && mesh_arg)
+		die_usage("--wrap and --mesh are exclusive");
+	if (wrap_arg) {
+		const char *p = wrap_arg;
+
+		o->wrap = 0;
+		for (a = 0; ; a++) {
+			if (a == o->ndims || (*p != '0' && *p != '1'))
+				die_usage("--wrap: '%s' is not one 0 or 1 per "
+					  "axis of --dims", wrap_arg);
+			if (*p == '1')
+				o->wrap |= 1u << a;
+			p++;
+			if (!*p)
+				break;
+			if (*p++ != ',')
+				die_usage("--wrap: '%s' is not one 0 or 1 per "
+					  "axis of --dims", wrap_arg);
+		}
+		if (a + 1 != o->ndims)
+			die_usage("--wrap: '%s' is not one 0 or 1 per axis of "
+				  "--dims", wrap_arg);
+	}
+	if (mesh_arg) {
+		const char *p;
+
+		for (p = mesh_arg; *p; p++) {
+			const char *q = strchr(AXES, *p);
+
+			if (!q || (unsigned int)(q - AXES) >= o->ndims)
+				die_usage("--mesh: '%c' is not an axis of "
+					  "--dims (%.*s)", *p, (int)o->ndims,
+					  AXES);
+			o->wrap &= ~(1u << (q - AXES));
+		}
+	}
+
+	if (o->blocks) {
+		if (nblock != o->ndims)
+			die_usage("--block: %u axes, --dims has %u", nblock,
+				  o->ndims);
+		for (a = 0; a < o->ndims; a++)
+			if (o->dims[a] % o->block[a])
+				die_usage("--block: %u does not divide %u "
+					  "(axis %c)", o->block[a], o->dims[a],
+					  AXES[a]);
+	}
+	if (o->miswire == SIM_MISWIRE_BLOCKS && !o->blocks)
+		die_usage("--miswire blocks needs --block");
+}
+
+/* ---- one run: the world, the quiet window, the engine ---- */
+
+/* distance from @s to every node of its component; the farthest */
+static uint32_t bfs(const struct sim_world *w, uint32_t s, uint32_t *dist,
+		    uint32_t *queue, uint32_t *ecc)
+{
+	uint32_t head = 0, tail = 0, far = s, u;
+	unsigned int l;
+
+	memset(dist, 0xff, sizeof(*dist) * w->nnodes);
+	dist[s] = 0;
+	queue[tail++] = s;
+	while (head < tail) {
+		u = queue[head++];
+		if (dist[u] > dist[far])
+			far = u;
+		for (l = 0; l < w->nports; l++) {
+			uint32_t p = w->peer[(size_t)u * w->nports + l];
+
+			if (p == SIM_NO_PEER || !w->alive[p >> 4] ||
+			    dist[p >> 4] != UINT32_MAX)
+				continue;
+			dist[p >> 4] = dist[u] + 1;
+			queue[tail++] = p >> 4;
+		}
+	}
+	*ecc = dist[far];
+	return far;
+}
+
+/*
+ * The diameter that K must exceed is the faulty network's.  A double
+ * sweep from the node that will lead (highest id) estimates it; K is
+ * the larger of that and the fault-free diameter, plus 2.
+ */
+static unsigned int faulty_diameter(const struct sim_world *w)
+{
+	uint32_t *dist, *queue, s = UINT32_MAX, u, e1 = 0, e2 = 0;
+
+	dist = malloc(sizeof(*dist) * w->nnodes);
+	queue = malloc(sizeof(*queue) * w->nnodes);
+	if (!dist || !queue) {
+		free(dist);
+		free(queue);
+		return w->diameter;
+	}
+	for (u = 0; u < w->nnodes; u++)
+		if (w->alive[u] && (s == UINT32_MAX || w->ids[u] > w->ids[s]))
+			s = u;
+	if (s != UINT32_MAX) {
+		s = bfs(w, s, dist, queue, &e1);
+		bfs(w, s, dist, queue, &e2);
+	}
+	free(dist);
+	free(queue);
+	return e1 > e2 ? e1 : e2;
+}
+
+struct run_info {
+	unsigned int diameter, faulty_diameter, quiet;
+	uint32_t cables, dead_cables, nblocks, nfaces;
+};
+
+static int one_run(const struct sim_opts *o, uint64_t seed,
+		   struct sim_result *r, struct run_info *ri)
+{
+	struct sim_opts oo = *o;
+	struct sim_world w;
+	int err;
+
+	if (sim_world_build(&w, o, seed)) {
+		fprintf(stderr, "torus-sim: out of memory\n");
+		return -ENOMEM;
+	}
+	ri->diameter = w.diameter;
+	ri->faulty_diameter = w.diameter;
+	if (o->node_fail > 0 || o->link_fail > 0)
+		ri->faulty_diameter = faulty_diameter(&w);
+	if (!oo.quiet_ticks) {
+		unsigned int d = ri->faulty_diameter > w.diameter ?
+				 ri->faulty_diameter : w.diameter;
+
+		oo.quiet_ticks = d + 2 > UINT16_MAX ? UINT16_MAX : d + 2;
+	}
+	ri->quiet = oo.quiet_ticks;
+	ri->cables = w.cables;
+	ri->dead_cables = w.dead_cables;
+	ri->nblocks = w.nblocks;
+	ri->nfaces = w.nfaces;
+	w.o = &oo;
+	err = sim_run(&w, r);
+	sim_world_free(&w);
+	return err;
+}
+
+/* ---- output ---- */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void merge_reasons(struct sim_result *tot, const struct sim_result *r)
+{
+	unsigned int i, j;
+
+	for (i = 0; i <= SIM_MAX_REASONS; i++) {
+		const struct sim_reason *s = &r->reasons[i];
+
+		if (!s->count)
+			continue;
+		for (j = 0; j < tot->nreasons; j++)
+			if (!strcmp(tot->reasons[j].text, s->text))
+				break;
+		if (j == tot->nreasons) {
+			if (j == SIM_MAX_REASONS) {
+				strcpy(tot->reasons[j].text, "(other reasons)");
+			} else {
+				strcpy(tot->reasons[j].text, s->text);
+				tot->nreasons++;
+			}
+		}
+		tot->reasons[j].count += s->count;
+	}
+}
+
+static void json_reasons(FILE *f, const struct sim_result *r)
+{
+	unsigned int i;
+	bool first = true;
+
+	fputc('{', f);
+	for (i = 0; i <= SIM_MAX_REASONS; i++) {
+		if (!r->reasons[i].count)
+			continue;
+		fprintf(f, "%s", first ? "" : ", ");
+		json_str(f, r->reasons[i].text);
+		fprintf(f, ": %u", r->reasons[i].count);
+		first = false;
+	}
+	fputc('}', f);
+}
+
+static const char *jbool(bool b)
+{
+	return b ? "true" : "false";
+}
+
+static void json_run(FILE *f, const struct sim_result *r,
+		     const struct run_info *ri)
+{
+	fprintf(f, "{\"seed\": %llu, \"live\": %u, \"faulty_diameter\": %u, "
+		"\"quiet_ticks\": %u, \"rounds\": %u, \"rounds_to_placed\": ",
+		(unsigned long long)r->seed, r->live, ri->faulty_diameter,
+		ri->quiet, r->rounds);
+	if (r->rounds_to_placed < 0)
+		fprintf(f, "null");
+	else
+		fprintf(f, "%lld", (long long)r->rounds_to_placed);
+	fprintf(f, ", \"rounds_run\": %u, \"stop\": \"%s\", "
+		"\"converged\": %s, \"placed\": %u, \"unplaced\": %u, "
+		"\"failed\": %u, \"unplaced_reasons\": ",
+		r->rounds_run, r->stop, jbool(r->converged), r->placed,
+		r->unplaced, r->failed);
+	json_reasons(f, r);
+	fprintf(f, ", \"consistent\": %s, \"frames\": %u, "
+		"\"components\": %u, \"main_component\": %u, "
+		"\"main_placed\": %u, \"orientation_ok\": %s, "
+		"\"blocks_in_main\": %u, \"blocks_failed\": %u, "
+		"\"blocks_ok\": %s, "
+		"\"bad_coord\": %u, \"bad_dims\": %u, \"bad_portmap\": %u, "
+		"\"bad_frames\": %u, \"split_components\": %u, "
+		"\"missing_portmap\": %u, \"msgs_per_node\": %.3f, "
+		"\"bytes_per_node\": %.1f, \"bad_rx\": %llu, "
+		"\"oversize_msgs\": %u, \"wall_s\": %.3f, "
+		"\"node_steps_per_s\": %.0f}",
+		jbool(r->consistent), r->frames, r->components,
+		r->main_component, r->main_placed, jbool(r->orientation_ok),
+		r->blocks_in_main, r->blocks_failed, jbool(r->blocks_ok),
+		r->bad_coord, r->bad_dims, r->bad_portmap, r->bad_frame,
+		r->split_components, r->missing_portmap, r->msgs_per_node,
+		r->bytes_per_node, (unsigned long long)r->bad_rx, r->oversize,
+		r->wall_s, r->loop_s > 0 ? r->node_steps / r->loop_s : 0.0);
+}
+
+int main(int argc, char **argv)
+{
+	struct sim_result *res, tot;
+	struct run_info *ri;
+	struct sim_bound b;
+	struct sim_opts o;
+	char shape[64], bshape[64];
+	double msgs = 0, bytes = 0, loop_s = 0;
+	uint64_t steps = 0;
+	unsigned int i, ok_runs = 0, conv_runs = 0, cons_runs = 0, bok = 0;
+	int64_t rtp = 0;
+	bool all_ok;
+	size_t harness = 0;
+
+	parse_args(argc, argv, &o);
+	res = calloc(o.runs, sizeof(*res));
+	ri = calloc(o.runs, sizeof(*ri));
+	if (!res || !ri) {
+		fprintf(stderr, "torus-sim: out of memory\n");
+		return 1;
+	}
+	memset(&tot, 0, sizeof(tot));
+	for (i = 0; i < o.runs; i++) {
+		struct sim_result *r = &res[i];
+
+		if (one_run(&o, o.seed + i, r, &ri[i]))
+			return 1;
+		if (o.verbose || (!o.json && o.runs > 1))
+			fprintf(o.json ? stderr : stdout,
+				"run %u seed %llu: live %u placed %u "
+				"unplaced %u rounds %u to-placed %lld "
+				"consistent %s orientation %s (%.2f s)\n",
+				i + 1, (unsigned long long)r->seed, r->live,
+				r->placed, r->unplaced, r->rounds,
+				(long long)r->rounds_to_placed,
+				r->consistent ? "yes" : "NO",
+				r->orientation_ok ? "ok" : "failed",
+				r->wall_s);
+		tot.live += r->live;
+		tot.placed += r->placed;
+		tot.unplaced += r->unplaced;
+		tot.failed += r->failed;
+		tot.dropped += r->dropped;
+		tot.bad_rx += r->bad_rx;
+		tot.oversize += r->oversize;
+		tot.wall_s += r->wall_s;
+		if (r->rounds > tot.rounds)
+			tot.rounds = r->rounds;
+		if (r->rounds_run > tot.rounds_run)
+			tot.rounds_run = r->rounds_run;
+		if (rtp >= 0)
+			rtp = r->rounds_to_placed < 0 ? -1 :
+			      r->rounds_to_placed > rtp ? r->rounds_to_placed :
+			      rtp;
+		if (r->state_bytes > tot.state_bytes)
+			tot.state_bytes = r->state_bytes;
+		if (r->harness_bytes > harness)
+			harness = r->harness_bytes;
+		msgs += r->msgs_per_node;
+		bytes += r->bytes_per_node;
+		steps += r->node_steps;
+		loop_s += r->loop_s;
+		ok_runs += r->orientation_ok;
+		bok += r->blocks_ok;
+		conv_runs += r->converged;
+		cons_runs += r->consistent;
+		merge_reasons(&tot, r);
+	}
+	all_ok = conv_runs == o.runs && cons_runs == o.runs;
+	sim_bound(&o, ri[0].nfaces, &b);
+	shape_str(shape, sizeof(shape), o.ndims, o.dims);
+	shape_str(bshape, sizeof(bshape), o.ndims, o.block);
+
+	if (o.json) {
+		FILE *f = stdout;
+		char wrap[2 * TC_MAX_AXES + 1];
+		size_t wl = 0;
+
+		for (i = 0; i < o.ndims; i++)
+			wl += snprintf(wrap + wl, sizeof(wrap) - wl, "%s%d",
+				       i ? "," : "", !!(o.wrap & (1u << i)));
+		fprintf(f, "{\"dims\": \"%s\", \"wrap\": \"%s\", \"block\": ",
+			shape, wrap);
+		if (o.blocks)
+			fprintf(f, "\"%s\"", bshape);
+		else
+			fprintf(f, "null");
+		fprintf(f, ", \"miswire\": \"%s\", \"node_fail\": %g, "
+			"\"link_fail\": %g, \"seed\": %llu, \"runs\": %u, "
+			"\"nodes\": %u, \"live\": %u, \"diameter\": %u, "
+			"\"quiet_ticks\": %u, \"rounds\": %u, "
+			"\"rounds_to_placed\": ",
+			miswire_names[o.miswire], o.node_fail, o.link_fail,
+			(unsigned long long)o.seed, o.runs, res[0].nodes,
+			tot.live, ri[0].diameter, ri[0].quiet, tot.rounds);
+		if (rtp < 0)
+			fprintf(f, "null");
+		else
+			fprintf(f, "%lld", (long long)rtp);
+		fprintf(f, ", \"rounds_run\": %u, \"converged\": %s, "
+			"\"placed\": %u, \"unplaced\": %u, \"failed\": %u, "
+			"\"unplaced_reasons\": ",
+			tot.rounds_run, jbool(conv_runs == o.runs), tot.placed,
+			tot.unplaced, tot.failed);
+		json_reasons(f, &tot);
+		fprintf(f, ", \"consistent\": %s, \"msgs_per_node\": %.3f, "
+			"\"bytes_per_node\": %.1f, "
+			"\"state_bytes_per_node\": %zu, "
+			"\"harness_bytes_per_node\": %zu, \"wall_s\": %.3f, "
+			"\"node_steps\": %llu, \"node_steps_per_s\": %.0f, "
+			"\"orientation_success\": %.6g, ",
+			jbool(cons_runs == o.runs), msgs / o.runs,
+			bytes / o.runs, tot.state_bytes, harness, tot.wall_s,
+			(unsigned long long)steps,
+			loop_s > 0 ? steps / loop_s : 0.0,
+			(double)ok_runs / o.runs);
+		if (o.blocks)
+			fprintf(f, "\"block_orientation_success\": %.6g, ",
+				(double)bok / o.runs);
+		fprintf(f, "\"lower_bound\": ");
+		if (b.have)
+			fprintf(f, "%.17g, \"lower_bound_fail\": %.6g, "
+				"\"lower_bound_faces\": %u",
+				b.lb, b.lb_fail, b.k);
+		else
+			fprintf(f, "null");
+		if (b.have_eq8)
+			fprintf(f, ", \"lower_bound_eq8\": %.17g, "
+				"\"lower_bound_eq8_fail\": %.6g",
+				b.eq8, b.eq8_fail);
+		fprintf(f, ", \"per_run\": [");
+		for (i = 0; i < o.runs; i++) {
+			fprintf(f, "%s", i ? ", " : "");
+			json_run(f, &res[i], &ri[i]);
+		}
+		fprintf(f, "]}\n");
+	} else {
+		printf("torus-sim: %s %s, ", shape,
+		       o.wrap == (1u << o.ndims) - 1 ? "torus" :
+		       o.wrap ? "torus/mesh" : "mesh");
+		if (o.blocks)
+			printf("blocks %s (%u blocks, %u faces), ", bshape,
+			       ri[0].nblocks, ri[0].nfaces);
+		printf("miswire %s, q %g, link-fail %g, seed %llu, %u run%s\n",
+		       miswire_names[o.miswire], o.node_fail, o.link_fail,
+		       (unsigned long long)o.seed, o.runs,
+		       o.runs > 1 ? "s" : "");
+		printf("nodes            %u, live %.1f per run, cables %u "
+		       "(cut %u in run 1)\n", res[0].nodes,
+		       (double)tot.live / o.runs, ri[0].cables,
+		       ri[0].dead_cables);
+		printf("diameter         %u (faulty network %u in run 1), "
+		       "quiet ticks K %u\n", ri[0].diameter,
+		       ri[0].faulty_diameter, ri[0].quiet);
+		printf("rounds           %u = diameter %+d (%.2f x diameter); "
+		       "to placed %lld; simulated %u\n",
+		       tot.rounds, (int)tot.rounds - (int)ri[0].diameter,
+		       ri[0].diameter ? (double)tot.rounds / ri[0].diameter :
+		       0.0, (long long)rtp, tot.rounds_run);
+		printf("messages/node    %.2f, bytes/node %.1f\n",
+		       msgs / o.runs, bytes / o.runs);
+		printf("memory/node      %zu bytes core state (tc_node_size) "
+		       "+ %zu bytes simulator\n", tot.state_bytes, harness);
+		printf("wall             %.3f s, %.3g node-steps/s\n",
+		       tot.wall_s, loop_s > 0 ? steps / loop_s : 0.0);
+		printf("placed           %u, unplaced %u (failed %u)%s\n",
+		       tot.placed, tot.unplaced, tot.failed,
+		       o.runs > 1 ? ", all runs" : "");
+		for (i = 0; i <= SIM_MAX_REASONS; i++)
+			if (tot.reasons[i].count)
+				printf("  %8u  %s\n", tot.reasons[i].count,
+				       tot.reasons[i].text);
+		printf("converged        %u of %u runs\n", conv_runs, o.runs);
+		printf("consistent       %u of %u runs", cons_runs, o.runs);
+		if (o.runs == 1)
+			printf(" (%u frame%s; bad coord %u dims %u portmap %u "
+			       "frames %u split %u; unmapped live ports %u)",
+			       res[0].frames, res[0].frames == 1 ? "" : "s",
+			       res[0].bad_coord, res[0].bad_dims,
+			       res[0].bad_portmap, res[0].bad_frame,
+			       res[0].split_components,
+			       res[0].missing_portmap);
+		printf("\n");
+		printf("orientation      %u of %u runs succeeded (%.4g)",
+		       ok_runs, o.runs, (double)ok_runs / o.runs);
+		if (b.have)
+			printf("; lower bound Eq. 6-7 (N=%u, k=%u, x=%.6g): "
+			       "%.10g = 1 - %.3g", b.n, b.k, b.x, b.lb,
+			       b.lb_fail);
+		printf("\n");
+		if (o.blocks)
+			printf("                 %u of %u runs with every block "
+			       "oriented (no block left wholly unplaced)\n",
+			       bok, o.runs);
+		if (b.have_eq8)
+			printf("                 Eq. 8 (BG/L as printed): "
+			       "%.10g = 1 - %.3g\n", b.eq8, b.eq8_fail);
+		if (tot.oversize)
+			printf("warning: %u messages above TC_MSG_MAX (%d)\n",
+			       tot.oversize, TC_MSG_MAX);
+	}
+	free(res);
+	free(ri);
+	return all_ok ? 0 : 1;
+}
