@@ -28,6 +28,7 @@ static const char *const tc_reasons[] = {
 	[R_FACE_FAILED] = "block face orientation failed (no satisfying quadruple)",
 	[R_WAITING] = "waiting for a frame",
 	[R_BAD_CONFIG] = "bad configuration",
+	[R_FRAGMENT] = "cut off: the frame is smaller than my block",
 };
 
 static size_t tc_align(size_t n)
@@ -234,13 +235,17 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		nb->flags |= NB_BLOCK;
 	}
 	if (m.has_frame) {
+		uint8_t placed = (m.frame_flags & TW_FRAME_PLACED) ? NB_PLACED : 0;
+
+		if (!(nb->flags & NB_FRAME) || nb->leader != m.leader ||
+		    (nb->flags & NB_PLACED) != placed ||
+		    memcmp(nb->R, m.R, n->cfg.ndims) ||
+		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t)))
+			n->flags |= TN_RX;
 		nb->leader = m.leader;
 		memcpy(nb->R, m.R, n->cfg.ndims);
 		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
-		nb->flags |= NB_FRAME;
-		nb->flags &= ~NB_PLACED;
-		if (m.frame_flags & TW_FRAME_PLACED)
-			nb->flags |= NB_PLACED;
+		nb->flags = (nb->flags & ~NB_PLACED) | NB_FRAME | placed;
 		if (m.has_extent && m.leader == n->leader)
 			tc_merge_extent(n, m.gcd, m.cmin, m.cmax);
 	}
@@ -469,6 +474,54 @@ static void tc_send_all(struct tc_node *n)
 		tc_block_sent(n);
 }
 
+/* Extent of global axis k as the view reports it (0: not yet known). */
+static int tc_extent(const struct tc_node *n, unsigned int k)
+{
+	return n->gcd[k] ? n->gcd[k] : n->cmax[k] - n->cmin[k] + 1;
+}
+
+/*
+ * A fabric is at least one block in every direction: a frame smaller
+ * than our block is a fragment cut off by faults, not the machine.
+ */
+static bool tc_smaller_than_block(const struct tc_node *n)
+{
+	unsigned int a;
+
+	for (a = 0; a < n->cfg.ndims; a++)
+		if (n->R[a] != TC_NONE &&
+		    tc_extent(n, n->R[a] >> 1) < n->cfg.block_dims[a])
+			return true;
+	return false;
+}
+
+/*
+ * On a ring of two both cables join the same two nodes, and squares
+ * cannot tell them apart: the node at coordinate 1 takes the sign that
+ * makes each cable "+" at one end and "-" at the other, as seen by its
+ * neighbor at 0.  Returns the global axes whose sign the view flips.
+ */
+static uint8_t tc_ring2_flips(const struct tc_node *n, const uint8_t *coord)
+{
+	uint8_t flips = 0;
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+		uint8_t g, gq;
+
+		if (!tc_usable(nb) || nb->leader != n->leader ||
+		    n->R[p >> 1] == TC_NONE ||
+		    nb->R[nb->peer_port >> 1] == TC_NONE)
+			continue;
+		g = tc_dir_apply(n->R, p);
+		gq = tc_dir_apply(nb->R, nb->peer_port);
+		if (n->gcd[g >> 1] == 2 && coord[g >> 1] == 1 && g != (gq ^ 1))
+			flips |= 1u << (g >> 1);
+	}
+	return flips;
+}
+
 static uint32_t tc_view_sum(const struct tc_view *v)
 {
 	const uint8_t *p = (const uint8_t *)v;
@@ -483,7 +536,7 @@ static uint32_t tc_view_sum(const struct tc_view *v)
 void tc_tick(struct tc_node *n)
 {
 	struct tc_view v;
-	bool changed;
+	bool changed, rx;
 	unsigned int p;
 	uint32_t sum;
 
@@ -508,15 +561,22 @@ void tc_tick(struct tc_node *n)
 			tc_resolve_block(n, p);
 		else
 			tc_resolve_flat(n, p);
+		if (nb->flags & NB_RESOLVED)
+			n->flags |= TN_RX;
 	}
 
-	tc_elect(n);
-	for (p = 0; p < tc_nports(n); p++)
-		if (tc_usable(&n->nbr[p]) && n->nbr[p].leader == n->leader)
-			tc_check_extent(n, p);
+	/* election and extent checks only look at what changed */
+	if (n->flags & (TN_RX | TN_CHANGED)) {
+		tc_elect(n);
+		for (p = 0; p < tc_nports(n); p++)
+			if (tc_usable(&n->nbr[p]) &&
+			    n->nbr[p].leader == n->leader)
+				tc_check_extent(n, p);
+	}
 
 	changed = n->flags & TN_CHANGED;
-	n->flags &= ~TN_CHANGED;
+	rx = n->flags & TN_RX;
+	n->flags &= ~(TN_CHANGED | TN_RX);
 	if (changed)
 		n->quiet = 0;
 	else if (n->quiet < UINT16_MAX)
@@ -530,6 +590,9 @@ void tc_tick(struct tc_node *n)
 			n->reason = R_FACE_FAILED;
 		else if (!tc_in_frame(n))
 			n->reason = R_UNRESOLVED;
+		else if (n->cfg.block_mode && n->quiet >= n->cfg.quiet_ticks &&
+			 tc_smaller_than_block(n))
+			n->reason = R_FRAGMENT;
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
 		    tc_frame_complete(n, n->R))
 			n->flags |= TN_PLACED | TN_DIRTY;
@@ -543,6 +606,11 @@ void tc_tick(struct tc_node *n)
 		n->hello_in--;
 	}
 
+	if (!changed && !rx && n->quiet != n->cfg.quiet_ticks &&
+	    (n->flags & TN_PLACED) == (n->flags & TN_WAS_PLACED))
+		return;
+	n->flags = (n->flags & ~TN_WAS_PLACED) |
+		   ((n->flags & TN_PLACED) ? TN_WAS_PLACED : 0);
 	tc_view(n, &v);
 	sum = tc_view_sum(&v);
 	if (sum != n->view_sum) {
@@ -554,6 +622,7 @@ void tc_tick(struct tc_node *n)
 void tc_view(const struct tc_node *n, struct tc_view *v)
 {
 	unsigned int k, p;
+	uint8_t flips;
 
 	memset(v, 0, sizeof(*v));
 	v->ndims = n->cfg.ndims;
@@ -581,9 +650,6 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 	if (v->state == TC_FAILED || v->state == TC_DISCOVERING)
 		return;
 
-	for (p = 0; p < tc_nports(n); p++)
-		if ((n->up & (1u << p)) && n->R[p >> 1] != TC_NONE)
-			v->portmap[tc_dir_apply(n->R, p)] = p;
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int ext, c;
 
@@ -600,6 +666,22 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		v->dims[k] = (uint16_t)ext;
 		v->coord[k] = (uint8_t)c;
 	}
+	flips = tc_ring2_flips(n, v->coord);
+	for (p = 0; p < tc_nports(n); p++) {
+		uint8_t g;
+
+		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE)
+			continue;
+		g = tc_dir_apply(n->R, p);
+		if (flips & (1u << (g >> 1)))
+			g ^= 1;
+		v->portmap[g] = p;
+	}
+}
+
+uint32_t tc_generation(const struct tc_node *n)
+{
+	return n->generation;
 }
 
 void tc_get_stats(const struct tc_node *n, struct tc_stats *st)

@@ -117,6 +117,7 @@ struct tc_stats {
 	uint64_t msgs_rx;
 	uint64_t bytes_rx;
 	uint64_t bad_rx;	/* malformed or unexpected messages dropped */
+	uint64_t queue_drops;	/* block face records not forwarded: queue full */
 };
 
 struct tc_node;
@@ -126,6 +127,10 @@ size_t tc_node_size(const struct tc_config *cfg);
 /* 0, or -EINVAL for a bad configuration */
 int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 		 const struct tc_output *out);
+/*
+ * Ports start down: the harness reports each port's carrier after init.
+ * @send may be called from tc_tick() only.
+ */
 /* carrier of a port changed */
 void tc_port_state(struct tc_node *n, uint8_t port, bool up);
 /* a message arrived on @port: 0, or -EBADMSG (counted, state unchanged) */
@@ -134,6 +139,8 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 /* one clock tick: run the protocol, send what is due */
 void tc_tick(struct tc_node *n);
 void tc_view(const struct tc_node *n, struct tc_view *v);
+/* the view's generation, without building the view */
+uint32_t tc_generation(const struct tc_node *n);
 void tc_get_stats(const struct tc_node *n, struct tc_stats *st);
 
 #endif /* TORUS_TCORE_H */

@@ -62,6 +62,8 @@ struct tc_qent {
 #define TN_PLACED	0x01
 #define TN_DIRTY	0x02	/* something neighbors should hear changed */
 #define TN_CHANGED	0x04	/* the frame, map or extents changed */
+#define TN_RX		0x08	/* a neighbor's frame changed: re-elect */
+#define TN_WAS_PLACED	0x10	/* placed at the last view */
 
 enum tc_reason {
 	R_NONE,
@@ -70,6 +72,7 @@ enum tc_reason {
 	R_FACE_FAILED,
 	R_WAITING,
 	R_BAD_CONFIG,
+	R_FRAGMENT,
 };
 
 struct tc_node {

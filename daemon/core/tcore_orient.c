@@ -183,7 +183,7 @@ static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
 	if (!ports)
 		return;
 	if (n->nq >= TC_QUEUE) {
-		n->stats.bad_rx++;	/* dropped: counted with bad input */
+		n->stats.queue_drops++;
 		return;
 	}
 	n->queue[n->nq].rec = *rec;

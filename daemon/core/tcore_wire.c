@@ -298,7 +298,10 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 {
 	size_t off = 2;
 
-	memset(m, 0, sizeof(*m));
+	/* only the presence flags and counts: arrays are read up to them */
+	m->has_id = m->has_port = m->has_nbrs = false;
+	m->has_block = m->has_frame = m->has_extent = false;
+	m->nnbrs = m->nface = m->norient = 0;
 	if (!msg || len < 2 || msg[0] != TW_MAGIC || msg[1] != TW_VERSION ||
 	    !ndims || ndims > TC_MAX_AXES)
 		return -EBADMSG;

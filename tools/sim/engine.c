@@ -435,8 +435,30 @@ static int check(struct engine *e, struct sim_result *r)
 					r->missing_portmap++;
 				continue;
 			}
-			if (l != rot->inv[t])
-				bad_p = true;
+			if (l == rot->inv[t])
+				continue;
+			/*
+			 * On a ring of two, both cables join the same pair and
+			 * no wiring tells "+" from "-": accept either label if
+			 * the cable is "+" at one end and "-" at the other.
+			 */
+			if (o->dims[t >> 1] == 2 && (o->wrap & (1u << (t >> 1))) &&
+			    l == rot->inv[t ^ 1]) {
+				uint32_t p = w->peer[(size_t)u * w->nports + l];
+				struct tc_view pv;
+				unsigned int j;
+
+				if (p == SIM_NO_PEER || !w->alive[p >> 4])
+					continue;
+				tc_view(NODE(e, p >> 4), &pv);
+				for (j = 0; j < 2 * nd; j++)
+					if (pv.portmap[j] == (p & 15))
+						break;
+				if (pv.state == TC_PLACED && j != (i ^ 1))
+					bad_p = true;
+				continue;
+			}
+			bad_p = true;
 		}
 		r->bad_coord += bad_c;
 		r->bad_dims += bad_d;
@@ -623,6 +645,11 @@ int sim_run(const struct sim_world *w, struct sim_result *r)
 
 			if (!w->alive[u])
 				continue;
+			/* the view (state included) moves with its generation */
+			if (tc_generation(NODE(&e, u)) == gen[u]) {
+				nfinal += is_final(state[u]);
+				continue;
+			}
 			tc_view(NODE(&e, u), &v);
 			if (v.generation != gen[u]) {
 				gen[u] = v.generation;
