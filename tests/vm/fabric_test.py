@@ -10,14 +10,16 @@ teardown.  Prints PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
 import hashlib
+import json
 import os
 import subprocess
 import sys
 import time
 import traceback
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "tools", "lab"))
+REPO = os.path.realpath(os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
 import torus_lab  # noqa: E402
 from torus_lab import Rack, dor_path, addr, port_name  # noqa: E402
 
@@ -279,6 +281,69 @@ def small_rack(name, dims, wrap, v6):
     check()
 
 
+@case("monitor_sees_carrier_events")
+def check_monitor(rack):
+    """torus monitor -j prints the carrier change of a cut cable."""
+    src = (0, 0, 0)
+    mon = subprocess.Popen(["torus", "-n", rack.ns(src), "-j", "monitor"],
+                           stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)
+        rack.set_cable(src, 1, False, "down")
+        time.sleep(0.5)
+        rack.set_cable(src, 1, False, "up")
+        time.sleep(1.0)
+    finally:
+        mon.kill()
+    out, _ = mon.communicate(timeout=10)
+    events = [json.loads(l) for l in out.splitlines() if l.strip()]
+    py = [e for e in events if e.get("event") == "port" and
+          e.get("ifname") == "py"]
+    assert any(e.get("carrier") is False for e in py), out
+    assert any(e.get("carrier") is True for e in py), out
+    return "%d events" % len(events)
+
+
+@case("changes_need_cap_net_admin")
+def check_caps(rack):
+    """Reading works unprivileged; changing needs CAP_NET_ADMIN."""
+    ns = rack.ns((0, 0, 0))
+    drop = ["ip", "netns", "exec", ns, "setpriv", "--reuid=65534",
+            "--regid=65534", "--clear-groups", "--inh-caps=-all",
+            "--bounding-set=-all", "torus"]
+    res = torus_lab.run(drop + ["-j", "node", "show"], check=False)
+    assert res.returncode == 0, "unprivileged read failed: " + res.stderr
+    for args in (["node", "set", "dev", "tor0", "id", "9"],
+                 ["cable", "set", "px", "down"],
+                 ["route", "add", "1,1,1", "dir", "+x"]):
+        res = torus_lab.run(drop + args, check=False)
+        assert res.returncode != 0, "unprivileged %s accepted" % args[0]
+        assert "not permitted" in res.stderr or "EPERM" in res.stderr, \
+            res.stderr
+    assert rack.node_json((0, 0, 0))["id"] != 9
+
+
+@case("cable_and_node_lifecycle")
+def check_lifecycle(rack):
+    """Deleting one end deletes its peer; deleting the node device
+    releases its ports; rmmod with devices present cleans everything."""
+    small = Rack([2, 2], [False, False], prefix="l")
+    small.build(static=True)
+    a, b = (0, 0), (1, 0)
+    assert "mx" in small.ports_json(b)
+    torus_lab.run(["ip", "-n", small.ns(a), "link", "del", "px"])
+    assert "mx" not in small.ports_json(b), "peer end survived"
+    torus_lab.run(["ip", "-n", small.ns(b), "link", "del", "tor0"])
+    ports = small.ports_json(b)
+    assert ports and all(p["master"] is None for p in ports.values()), ports
+    res = torus_lab.run(["rmmod", "torus"], check=False)
+    assert res.returncode == 0, "rmmod with devices present: " + res.stderr
+    left = torus_lab.run(["ip", "-n", small.ns(a), "-o", "link"]).stdout
+    assert "tor" not in left and "px" not in left, left
+    small.destroy()
+    torus_lab.run(["insmod", os.path.join(REPO, "kernel", "torus.ko")])
+
+
 @case("teardown_clean")
 def check_teardown(rack):
     rack.destroy()
@@ -312,10 +377,13 @@ def main():
     check_loop(rack)
     check_bad_input(rack)
     check_exception(rack)
+    check_monitor(rack)
+    check_caps(rack)
     rack.destroy()
     small_rack("mesh3x3_ping_all", [3, 3], [False, False], False)
     small_rack("torus2x2x2x2_ping_all_v6", [2, 2, 2, 2], [True] * 4, True)
     small_rack("mixed5x1x2_ping_all", [5, 1, 2], [False, True, True], False)
+    check_lifecycle(rack)
     check_teardown(rack)
     print("# fabric scenarios: %.1f s" % (time.monotonic() - t0))
     return 0 if results["fail"] == 0 else 1
