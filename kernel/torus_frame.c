@@ -8,7 +8,7 @@
 #include <linux/skbuff.h>
 #include <linux/string.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 static_assert(sizeof(struct torus_hdr) == TORUS_HDR_LEN);
 
@@ -29,8 +29,8 @@ void torus_hdr_init(struct torus_hdr *h, u8 type, __be16 proto,
  * @h: the header
  * @g: the receiving node's geometry
  *
- * Return: 0 if the frame may be forwarded or delivered, otherwise the
- * enum torus_drop_reason to count.
+ * Return: TORUS_PASS if the frame may be forwarded or delivered,
+ * otherwise the enum torus_drop_reason to count.
  */
 int torus_hdr_check(const struct torus_hdr *h, const struct torus_geom *g)
 {
@@ -48,7 +48,7 @@ int torus_hdr_check(const struct torus_hdr *h, const struct torus_geom *g)
 		return TORUS_DROP_BAD_ADDR;
 	if (!h->hop_limit)
 		return TORUS_DROP_HOP_LIMIT;
-	return 0;
+	return TORUS_PASS;
 }
 
 /**
@@ -56,12 +56,12 @@ int torus_hdr_check(const struct torus_hdr *h, const struct torus_geom *g)
  * @skb: frame with data at the torus header (after eth_type_trans)
  * @hp: set to the header
  *
- * Return: 0, or TORUS_DROP_MALFORMED for a truncated frame.
+ * Return: false for a truncated frame (count TORUS_DROP_MALFORMED).
  */
-int torus_frame_pull(struct sk_buff *skb, struct torus_hdr **hp)
+bool torus_frame_pull(struct sk_buff *skb, struct torus_hdr **hp)
 {
 	if (!pskb_may_pull(skb, TORUS_HDR_LEN))
-		return TORUS_DROP_MALFORMED;
+		return false;
 	*hp = (struct torus_hdr *)skb->data;
-	return 0;
+	return true;
 }

@@ -7,7 +7,7 @@
 #include <linux/if_ether.h>
 #include <linux/skbuff.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 static const struct torus_geom torus_test_geom = {
 	.ndims = 3, .wrap = 0x7, .dims = { 4, 4, 4 }, .coord = { 1, 1, 1 },
@@ -37,7 +37,7 @@ static void torus_hdr_init_layout(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, raw[8], 3);	/* dst x */
 	KUNIT_EXPECT_EQ(test, raw[10], 1);	/* dst z */
 	KUNIT_EXPECT_EQ(test, raw[24], 0);	/* via empty */
-	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &torus_test_geom), 0);
+	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &torus_test_geom), TORUS_PASS);
 }
 
 struct torus_hostile_case {
@@ -85,7 +85,7 @@ static void torus_hdr_check_hostile(struct kunit *test)
 	}
 	/* via flagged: valid via passes, via outside the extents fails */
 	h.via[0] = 2;
-	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &torus_test_geom), 0);
+	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &torus_test_geom), TORUS_PASS);
 	h.via[2] = 4;
 	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &torus_test_geom),
 			TORUS_DROP_BAD_ADDR);
@@ -110,8 +110,7 @@ static void torus_frame_pull_truncated(struct kunit *test)
 		struct sk_buff *skb = torus_test_skb(test, len);
 
 		skb_put_data(skb, &h, len);
-		KUNIT_EXPECT_EQ(test, torus_frame_pull(skb, &hp),
-				TORUS_DROP_MALFORMED);
+		KUNIT_EXPECT_FALSE(test, torus_frame_pull(skb, &hp));
 		kfree_skb(skb);
 	}
 }
@@ -124,9 +123,10 @@ static void torus_frame_pull_ok(struct kunit *test)
 	torus_good_hdr(&h);
 	skb_put_data(skb, &h, sizeof(h));
 	skb_put_zero(skb, 20);
-	KUNIT_ASSERT_EQ(test, torus_frame_pull(skb, &hp), 0);
+	KUNIT_ASSERT_TRUE(test, torus_frame_pull(skb, &hp));
 	KUNIT_EXPECT_PTR_EQ(test, (void *)hp, (void *)skb->data);
-	KUNIT_EXPECT_EQ(test, torus_hdr_check(hp, &torus_test_geom), 0);
+	KUNIT_EXPECT_EQ(test, torus_hdr_check(hp, &torus_test_geom),
+			TORUS_PASS);
 	kfree_skb(skb);
 }
 
@@ -144,7 +144,7 @@ static void torus_frame_pull_nonlinear(struct kunit *test)
 	memcpy(page_address(page), (u8 *)&h + 8, TORUS_HDR_LEN - 8);
 	skb_add_rx_frag(skb, 0, page, 0, TORUS_HDR_LEN - 8, PAGE_SIZE);
 	KUNIT_EXPECT_EQ(test, skb_headlen(skb), 8U);
-	KUNIT_ASSERT_EQ(test, torus_frame_pull(skb, &hp), 0);
+	KUNIT_ASSERT_TRUE(test, torus_frame_pull(skb, &hp));
 	KUNIT_EXPECT_GE(test, skb_headlen(skb), (unsigned int)TORUS_HDR_LEN);
 	KUNIT_EXPECT_EQ(test, memcmp(hp, &h, sizeof(h)), 0);
 	kfree_skb(skb);

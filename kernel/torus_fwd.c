@@ -13,7 +13,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 static void torus_drop(struct torus_node *node, struct torus_port *port,
 		       struct sk_buff *skb, enum torus_drop_reason reason)
@@ -87,7 +87,9 @@ static void torus_deliver_prepare(struct torus_node *node,
 	torus_stats_rx(node->stats, skb->len);
 }
 
-/* Destination coordinates from the IP header, by the address plan. */
+/* Destination coordinates from the IP header, by the address plan:
+ * TORUS_PASS or a drop reason.
+ */
 static int torus_skb_dst_coord(struct sk_buff *skb,
 			       const struct torus_geom *g, u8 *dst)
 {
@@ -104,7 +106,7 @@ static int torus_skb_dst_coord(struct sk_buff *skb,
 			return TORUS_DROP_BAD_ADDR;
 		if (torus_addr4_to_coord(g, iph->daddr, dst))
 			return TORUS_DROP_BAD_ADDR;
-		return 0;
+		return TORUS_PASS;
 	}
 	case htons(ETH_P_IPV6): {
 		const struct ipv6hdr *ip6h;
@@ -116,7 +118,7 @@ static int torus_skb_dst_coord(struct sk_buff *skb,
 			return TORUS_DROP_MALFORMED;
 		if (torus_addr6_to_coord(g, &ip6h->daddr, dst))
 			return TORUS_DROP_BAD_ADDR;
-		return 0;
+		return TORUS_PASS;
 	}
 	default:
 		return TORUS_DROP_PROTO;
@@ -139,7 +141,7 @@ netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto drop;
 	}
 	reason = torus_skb_dst_coord(skb, &fib->geom, dst);
-	if (unlikely(reason))
+	if (unlikely(reason != TORUS_PASS))
 		goto drop;
 	if (unlikely(skb_cow_head(skb, TORUS_NEEDED_HEADROOM))) {
 		reason = TORUS_DROP_NOMEM;
@@ -190,9 +192,10 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	}
 	*pskb = skb;
 
-	reason = torus_frame_pull(skb, &h);
-	if (unlikely(reason))
+	if (unlikely(!torus_frame_pull(skb, &h))) {
+		reason = TORUS_DROP_MALFORMED;
 		goto drop;
+	}
 	torus_stats_rx(port->stats, skb->len);
 	/* control frames are the daemon's: pass them to packet sockets */
 	if (h->type == TORUS_T_CTRL && h->version == TORUS_HDR_VERSION)
@@ -204,7 +207,7 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 		goto drop;
 	}
 	reason = torus_hdr_check(h, &fib->geom);
-	if (unlikely(reason))
+	if (unlikely(reason != TORUS_PASS))
 		goto drop;
 	if (unlikely(skb_ensure_writable(skb, TORUS_HDR_LEN))) {
 		reason = TORUS_DROP_NOMEM;

@@ -8,7 +8,7 @@
 #include <net/genetlink.h>
 #include <net/rtnetlink.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 static int __init torus_init(void)
 {

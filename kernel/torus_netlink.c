@@ -14,7 +14,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 static struct genl_family torus_genl_family;
 static bool torus_genl_ready;

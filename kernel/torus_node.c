@@ -11,7 +11,7 @@
 #include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 #define TORUS_NODE_FEATURES (NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HW_CSUM | \
 			     NETIF_F_RXCSUM | NETIF_F_HIGHDMA | \

@@ -12,7 +12,7 @@
 #include <net/net_namespace.h>
 #include <net/rtnetlink.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 #define TORPORT_FEATURES (NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HW_CSUM | \
 			  NETIF_F_RXCSUM | NETIF_F_HIGHDMA | \

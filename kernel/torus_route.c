@@ -9,7 +9,7 @@
 #include <linux/string.h>
 #include <net/ipv6.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 static const u8 torus_ipv6_prefix[8] = TORUS_IPV6_PREFIX;
 

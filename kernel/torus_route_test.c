@@ -6,7 +6,7 @@
 #include <kunit/test.h>
 #include <linux/slab.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 struct torus_geom_case {
 	const char *name;

@@ -4,7 +4,7 @@
  */
 #include <linux/percpu.h>
 
-#include "torus.h"
+#include "torus_priv.h"
 
 struct torus_pcpu_stats __percpu *torus_stats_alloc(void)
 {

@@ -281,6 +281,35 @@ def small_rack(name, dims, wrap, v6):
     check()
 
 
+@case("hostile_frames_dropped_and_counted")
+def check_hostile(rack):
+    """Truncated and garbage fabric frames from a neighbor are dropped
+    and counted; the node keeps forwarding."""
+    src, victim = (0, 0, 0), (1, 0, 0)
+    before = rack.node_json(victim)["stats"]["drop"]
+    script = r"""
+import os, random, socket, struct
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind(("px", 0))
+eth = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + struct.pack("!H", 0x88B5)
+random.seed(7)
+for n in range(0, 32):                      # truncated headers
+    s.send(eth + bytes([1, 1, 8, 0]) [:n] + bytes(max(0, n - 4)))
+for n in range(300):                        # garbage of every length
+    s.send(eth + bytes(random.getrandbits(8) for _ in range(random.randrange(64))))
+hdr = bytes([1, 1, 8, 0, 8, 0, 0, 0]) + bytes([9, 9, 9] + [0] * 5) + bytes(16)
+s.send(eth + hdr + bytes(40))               # destination outside the extents
+s.send(eth + bytes([7]) + hdr[1:] + bytes(40))  # unknown version
+"""
+    rack.exec(src, ["python3", "-c", script])
+    after = rack.node_json(victim)["stats"]["drop"]
+    grew = {k: after[k] - before[k] for k in after if after[k] != before[k]}
+    assert grew.get("malformed", 0) >= 32, grew
+    assert grew.get("bad_addr", 0) >= 1 and grew.get("version", 0) >= 1, grew
+    assert rack.ping(src, (2, 0, 0)), "forwarding broken after hostile frames"
+    return ", ".join("%s +%d" % kv for kv in sorted(grew.items()))
+
+
 @case("monitor_sees_carrier_events")
 def check_monitor(rack):
     """torus monitor -j prints the carrier change of a cut cable."""
@@ -377,6 +406,7 @@ def main():
     check_loop(rack)
     check_bad_input(rack)
     check_exception(rack)
+    check_hostile(rack)
     check_monitor(rack)
     check_caps(rack)
     rack.destroy()

@@ -2,8 +2,8 @@
 /*
  * torus.ko internal interfaces.
  */
-#ifndef _TORUS_H
-#define _TORUS_H
+#ifndef _TORUS_PRIV_H
+#define _TORUS_PRIV_H
 
 #include <linux/netdevice.h>
 #include <linux/rcupdate.h>
@@ -11,6 +11,8 @@
 #include <linux/torus.h>
 
 #define TORUS_REASON_LEN	64
+/* checks return this, or the enum torus_drop_reason to count (0 is one) */
+#define TORUS_PASS		(-1)
 #define TORUS_NEEDED_HEADROOM	(ETH_HLEN + TORUS_HDR_LEN)
 
 /**
@@ -172,7 +174,7 @@ struct torus_rtable *torus_rtable_remove(const struct torus_rtable *old,
 void torus_hdr_init(struct torus_hdr *h, u8 type, __be16 proto,
 		    const u8 *src, const u8 *dst, u8 hop_limit);
 int torus_hdr_check(const struct torus_hdr *h, const struct torus_geom *g);
-int torus_frame_pull(struct sk_buff *skb, struct torus_hdr **hp);
+bool torus_frame_pull(struct sk_buff *skb, struct torus_hdr **hp);
 
 /* torus_stats.c */
 struct torus_pcpu_stats __percpu *torus_stats_alloc(void);
@@ -213,4 +215,4 @@ void torus_netlink_exit(void);
 void torus_notify_node(struct torus_node *node);
 void torus_notify_port(struct torus_port *port);
 
-#endif /* _TORUS_H */
+#endif /* _TORUS_PRIV_H */

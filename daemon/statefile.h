@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * statefile.h - the daemon's view as a small JSON object (--state-file)
+ */
+#ifndef TORUSD_STATEFILE_H
+#define TORUSD_STATEFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "tcore.h"
+
+struct td_state_info {
+	const char		*ifname;
+	uint64_t		id;
+	const struct tc_view	*view;
+	/* port name by label, NULL where the node has no such port */
+	const char		*port_names[TC_MAX_PORTS];
+	/* the kernel holds the placed view (coordinates and port map) */
+	bool			installed;
+};
+
+const char *td_state_name(uint8_t state);
+const char *td_role_name(uint8_t role);
+/* "+x" .. "-e", "?" for anything else */
+const char *td_dir_name(uint8_t dir);
+
+void td_state_json(FILE *f, const struct td_state_info *si);
+/* write @path atomically (temporary file + rename): 0 or -errno */
+int td_state_write(const char *path, const struct td_state_info *si);
+
+#endif /* TORUSD_STATEFILE_H */

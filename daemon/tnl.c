@@ -1,0 +1,618 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tnl.c - libnl glue for the "torus" generic netlink family
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <netlink/attr.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
+
+#include <linux/netlink.h>
+
+#include "tnl.h"
+
+#define TD_NL_EVBUF	65536
+#define TD_NL_EVRCVBUF	(1 << 20)
+
+#ifndef NETLINK_EXT_ACK
+#define NETLINK_EXT_ACK	11
+#endif
+#ifndef NETLINK_CAP_ACK
+#define NETLINK_CAP_ACK	10
+#endif
+
+static struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
+	[TORUS_A_IFINDEX]	= { .type = NLA_U32 },
+	[TORUS_A_IFNAME]	= { .type = NLA_STRING },
+	[TORUS_A_NODE_ID]	= { .type = NLA_U64 },
+	[TORUS_A_COORD]		= { .type = NLA_NESTED },
+	[TORUS_A_DIMS]		= { .type = NLA_NESTED },
+	[TORUS_A_WRAP]		= { .type = NLA_NESTED },
+	[TORUS_A_STATE]		= { .type = NLA_U8 },
+	[TORUS_A_ROLE]		= { .type = NLA_U8 },
+	[TORUS_A_REASON]	= { .type = NLA_STRING },
+	[TORUS_A_PORT]		= { .type = NLA_NESTED },
+	[TORUS_A_GENERATION]	= { .type = NLA_U32 },
+};
+
+static struct nla_policy port_policy[TORUS_PORT_A_MAX + 1] = {
+	[TORUS_PORT_A_IFINDEX]	= { .type = NLA_U32 },
+	[TORUS_PORT_A_IFNAME]	= { .type = NLA_STRING },
+	[TORUS_PORT_A_LABEL]	= { .type = NLA_U8 },
+	[TORUS_PORT_A_CARRIER]	= { .type = NLA_U8 },
+	[TORUS_PORT_A_GLOBAL_DIR] = { .type = NLA_U8 },
+	[TORUS_PORT_A_MASTER]	= { .type = NLA_U32 },
+};
+
+static const char *cmd_name(uint8_t cmd)
+{
+	switch (cmd) {
+	case TORUS_CMD_NODE_GET:
+		return "node get";
+	case TORUS_CMD_NODE_SET:
+		return "node set";
+	case TORUS_CMD_PORT_GET:
+		return "port dump";
+	case TORUS_CMD_PORTMAP_SET:
+		return "port map set";
+	}
+	return "request";
+}
+
+/* ---- one request, its replies and its ACK ---- */
+
+struct talk {
+	struct td_nl	*nl;
+	int		(*parse)(struct nlmsghdr *nlh, void *arg);
+	void		*arg;
+	bool		done;
+	int		error;		/* negative errno */
+	char		msg[200];	/* extended ACK message */
+};
+
+static int talk_valid(struct nl_msg *msg, void *arg)
+{
+	struct talk *t = arg;
+	int err;
+
+	if (!t->parse)
+		return NL_OK;
+	err = t->parse(nlmsg_hdr(msg), t->arg);
+	if (err < 0 && !t->error)
+		t->error = err;
+	return NL_OK;
+}
+
+static int talk_finish(struct nl_msg *msg, void *arg)
+{
+	struct talk *t = arg;
+
+	(void)msg;
+	t->done = true;
+	return NL_STOP;
+}
+
+static int talk_ack(struct nl_msg *msg, void *arg)
+{
+	return talk_finish(msg, arg);
+}
+
+/* the extended ACK's message, if the kernel attached one */
+static void ext_ack_msg(const struct nlmsgerr *e, char *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)
+				     ((const char *)e - NLMSG_HDRLEN);
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t plen, off = sizeof(*e);
+
+	buf[0] = '\0';
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS) ||
+	    nlh->nlmsg_len < NLMSG_HDRLEN)
+		return;
+	plen = nlh->nlmsg_len - NLMSG_HDRLEN;
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED)) {
+		if (e->msg.nlmsg_len < NLMSG_HDRLEN)
+			return;
+		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
+	}
+	off = NLMSG_ALIGN(off);
+	if (off >= plen)
+		return;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX,
+		      (struct nlattr *)((char *)e + off), (int)(plen - off),
+		      NULL))
+		return;
+	if (tb[NLMSGERR_ATTR_MSG] && nla_len(tb[NLMSGERR_ATTR_MSG]) > 0)
+		snprintf(buf, len, "%.*s", nla_len(tb[NLMSGERR_ATTR_MSG]),
+			 (const char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
+	/* nla_len counts the NUL: strip a trailing one */
+	while (*buf && buf[strlen(buf) - 1] == '\0')
+		buf[strlen(buf) - 1] = '\0';
+}
+
+static int talk_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
+{
+	struct talk *t = arg;
+
+	(void)nla;
+	t->error = e->error < 0 ? e->error : -e->error;
+	ext_ack_msg(e, t->msg, sizeof(t->msg));
+	t->done = true;
+	return NL_STOP;
+}
+
+static int talk(struct td_nl *nl, struct nl_msg *msg, uint8_t cmd,
+		int (*parse)(struct nlmsghdr *, void *), void *arg)
+{
+	struct talk t = { .nl = nl, .parse = parse, .arg = arg };
+	struct nl_cb *cb;
+	int err;
+
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb) {
+		snprintf(nl->err, sizeof(nl->err), "%s: out of memory",
+			 cmd_name(cmd));
+		return -ENOMEM;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, talk_valid, &t);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, talk_finish, &t);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, talk_ack, &t);
+	nl_cb_err(cb, NL_CB_CUSTOM, talk_err, &t);
+
+	err = nl_send_auto(nl->req, msg);
+	if (err < 0) {
+		snprintf(nl->err, sizeof(nl->err), "%s: send: %s",
+			 cmd_name(cmd), nl_geterror(err));
+		nl_cb_put(cb);
+		return -EIO;
+	}
+	while (!t.done) {
+		err = nl_recvmsgs(nl->req, cb);
+		if (err < 0 && !t.done) {
+			snprintf(nl->err, sizeof(nl->err), "%s: receive: %s",
+				 cmd_name(cmd), nl_geterror(err));
+			nl_cb_put(cb);
+			return -EIO;
+		}
+	}
+	nl_cb_put(cb);
+	if (t.error) {
+		snprintf(nl->err, sizeof(nl->err), "%s: %s", cmd_name(cmd),
+			 t.msg[0] ? t.msg : strerror(-t.error));
+		return t.error;
+	}
+	return 0;
+}
+
+static struct nl_msg *request(struct td_nl *nl, uint8_t cmd, int flags,
+			      uint32_t ifindex)
+{
+	struct nl_msg *msg = nlmsg_alloc();
+
+	if (!msg)
+		return NULL;
+	if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+			 flags, cmd, TORUS_GENL_VERSION) ||
+	    nla_put_u32(msg, TORUS_A_IFINDEX, ifindex)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static int no_msg(struct td_nl *nl, uint8_t cmd)
+{
+	snprintf(nl->err, sizeof(nl->err), "%s: cannot build the message",
+		 cmd_name(cmd));
+	return -ENOMEM;
+}
+
+/* ---- open/close ---- */
+
+static struct nl_sock *sock_open(struct td_nl *nl, const char *what)
+{
+	struct nl_sock *sk = nl_socket_alloc();
+	int one = 1, err;
+
+	if (!sk) {
+		snprintf(nl->err, sizeof(nl->err), "%s socket: out of memory",
+			 what);
+		return NULL;
+	}
+	err = genl_connect(sk);
+	if (err < 0) {
+		snprintf(nl->err, sizeof(nl->err),
+			 "%s socket: generic netlink: %s", what,
+			 nl_geterror(err));
+		nl_socket_free(sk);
+		return NULL;
+	}
+	/* best effort: plain errno strings without them */
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one,
+		   sizeof(one));
+	setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one,
+		   sizeof(one));
+	return sk;
+}
+
+int td_nl_open(struct td_nl *nl)
+{
+	int err;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->evbuf = malloc(TD_NL_EVBUF);
+	if (!nl->evbuf) {
+		snprintf(nl->err, sizeof(nl->err), "out of memory");
+		return -ENOMEM;
+	}
+	nl->req = sock_open(nl, "request");
+	if (!nl->req)
+		goto fail;
+	nl->family = genl_ctrl_resolve(nl->req, TORUS_GENL_NAME);
+	if (nl->family < 0) {
+		snprintf(nl->err, sizeof(nl->err),
+			 "generic netlink family \"%s\" not found (is torus.ko loaded?): %s",
+			 TORUS_GENL_NAME, nl_geterror(nl->family));
+		goto fail;
+	}
+	nl->grp = genl_ctrl_resolve_grp(nl->req, TORUS_GENL_NAME,
+					TORUS_GENL_MCGRP_EVENTS);
+	if (nl->grp < 0) {
+		snprintf(nl->err, sizeof(nl->err),
+			 "multicast group \"%s\" of \"%s\" not found: %s",
+			 TORUS_GENL_MCGRP_EVENTS, TORUS_GENL_NAME,
+			 nl_geterror(nl->grp));
+		goto fail;
+	}
+
+	nl->ev = sock_open(nl, "event");
+	if (!nl->ev)
+		goto fail;
+	nl_socket_disable_seq_check(nl->ev);
+	err = nl_socket_add_membership(nl->ev, nl->grp);
+	if (err < 0) {
+		snprintf(nl->err, sizeof(nl->err),
+			 "cannot join multicast group \"%s\": %s",
+			 TORUS_GENL_MCGRP_EVENTS, nl_geterror(err));
+		goto fail;
+	}
+	/* a burst of carrier events must not overrun us; resync if it does */
+	nl_socket_set_buffer_size(nl->ev, TD_NL_EVRCVBUF, 0);
+	nl_socket_set_nonblocking(nl->ev);
+	return 0;
+
+fail:
+	td_nl_close(nl);
+	return -ENOENT;
+}
+
+void td_nl_close(struct td_nl *nl)
+{
+	if (nl->ev)
+		nl_socket_free(nl->ev);
+	if (nl->req)
+		nl_socket_free(nl->req);
+	free(nl->evbuf);
+	nl->ev = NULL;
+	nl->req = NULL;
+	nl->evbuf = NULL;
+}
+
+int td_nl_event_fd(const struct td_nl *nl)
+{
+	return nl_socket_get_fd(nl->ev);
+}
+
+/* ---- parsing ---- */
+
+/* a per-axis nest: attribute type axis + 1; the number of axes or -1 */
+static int parse_axes(struct nlattr *nest, uint32_t *vals)
+{
+	struct nlattr *a;
+	unsigned int seen = 0;
+	int rem, n = 0, axis;
+
+	memset(vals, 0, TC_MAX_AXES * sizeof(*vals));
+	nla_for_each_nested(a, nest, rem) {
+		axis = nla_type(a) - 1;
+		if (axis < 0 || axis >= TC_MAX_AXES)
+			return -1;
+		if (nla_len(a) == 1)
+			vals[axis] = nla_get_u8(a);
+		else if (nla_len(a) == 4)
+			vals[axis] = nla_get_u32(a);
+		else
+			return -1;
+		seen |= 1u << axis;
+	}
+	while (n < TC_MAX_AXES && (seen & (1u << n)))
+		n++;
+	return seen == (1u << n) - 1 ? n : -1;
+}
+
+static void copy_str(char *dst, size_t size, struct nlattr *a)
+{
+	snprintf(dst, size, "%.*s", nla_len(a), (const char *)nla_data(a));
+}
+
+static int parse_port(struct nlattr *nest, struct td_kport *p)
+{
+	struct nlattr *tb[TORUS_PORT_A_MAX + 1];
+
+	memset(p, 0, sizeof(*p));
+	p->label = TORUS_DIR_NONE;
+	p->global_dir = TORUS_DIR_NONE;
+	if (nla_parse_nested(tb, TORUS_PORT_A_MAX, nest, port_policy) ||
+	    !tb[TORUS_PORT_A_IFINDEX])
+		return -EPROTO;
+	p->ifindex = nla_get_u32(tb[TORUS_PORT_A_IFINDEX]);
+	if (tb[TORUS_PORT_A_IFNAME])
+		copy_str(p->ifname, sizeof(p->ifname), tb[TORUS_PORT_A_IFNAME]);
+	if (tb[TORUS_PORT_A_LABEL])
+		p->label = nla_get_u8(tb[TORUS_PORT_A_LABEL]);
+	if (tb[TORUS_PORT_A_CARRIER])
+		p->carrier = nla_get_u8(tb[TORUS_PORT_A_CARRIER]);
+	if (tb[TORUS_PORT_A_GLOBAL_DIR])
+		p->global_dir = nla_get_u8(tb[TORUS_PORT_A_GLOBAL_DIR]);
+	if (tb[TORUS_PORT_A_MASTER])
+		p->master = nla_get_u32(tb[TORUS_PORT_A_MASTER]);
+	return 0;
+}
+
+static int parse_node(struct nlattr **tb, struct td_knode *kn)
+{
+	uint32_t coord[TC_MAX_AXES], dims[TC_MAX_AXES], wrap[TC_MAX_AXES];
+	int n, nd, nw, i;
+
+	memset(kn, 0, sizeof(*kn));
+	if (!tb[TORUS_A_IFINDEX])
+		return -EPROTO;
+	kn->ifindex = nla_get_u32(tb[TORUS_A_IFINDEX]);
+	if (tb[TORUS_A_NODE_ID])
+		kn->id = nla_get_u64(tb[TORUS_A_NODE_ID]);
+	if (tb[TORUS_A_STATE])
+		kn->state = nla_get_u8(tb[TORUS_A_STATE]);
+	if (tb[TORUS_A_ROLE])
+		kn->role = nla_get_u8(tb[TORUS_A_ROLE]);
+	if (tb[TORUS_A_REASON])
+		copy_str(kn->reason, sizeof(kn->reason), tb[TORUS_A_REASON]);
+	if (tb[TORUS_A_GENERATION])
+		kn->generation = nla_get_u32(tb[TORUS_A_GENERATION]);
+	if (!tb[TORUS_A_COORD] || !tb[TORUS_A_DIMS])
+		return 0;
+	n = parse_axes(tb[TORUS_A_COORD], coord);
+	nd = parse_axes(tb[TORUS_A_DIMS], dims);
+	nw = tb[TORUS_A_WRAP] ? parse_axes(tb[TORUS_A_WRAP], wrap) : 0;
+	if (n <= 0 || n != nd || (tb[TORUS_A_WRAP] && nw != n))
+		return -EPROTO;
+	kn->ndims = (uint8_t)n;
+	for (i = 0; i < n; i++) {
+		kn->coord[i] = (uint8_t)coord[i];
+		kn->dims[i] = (uint16_t)dims[i];
+		if (!tb[TORUS_A_WRAP] || wrap[i])
+			kn->wrap |= 1u << i;
+	}
+	return 0;
+}
+
+/* ---- requests ---- */
+
+static int node_get_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[TORUS_A_MAX + 1];
+
+	if (genlmsg_parse(nlh, 0, tb, TORUS_A_MAX, torus_policy))
+		return -EPROTO;
+	return parse_node(tb, arg);
+}
+
+int td_nl_node_get(struct td_nl *nl, uint32_t ifindex, struct td_knode *kn)
+{
+	struct nl_msg *msg = request(nl, TORUS_CMD_NODE_GET, 0, ifindex);
+	int err;
+
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_NODE_GET);
+	memset(kn, 0, sizeof(*kn));
+	err = talk(nl, msg, TORUS_CMD_NODE_GET, node_get_parse, kn);
+	nlmsg_free(msg);
+	if (!err && kn->ifindex != ifindex) {
+		snprintf(nl->err, sizeof(nl->err), "node get: no reply");
+		err = -EPROTO;
+	}
+	return err;
+}
+
+struct port_dump {
+	struct td_kport	*ports;
+	unsigned int	max;
+	unsigned int	n;
+	bool		overflow;
+};
+
+static int port_dump_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[TORUS_A_MAX + 1];
+	struct port_dump *d = arg;
+	struct td_kport p;
+
+	if (genlmsg_parse(nlh, 0, tb, TORUS_A_MAX, torus_policy) ||
+	    !tb[TORUS_A_PORT] || parse_port(tb[TORUS_A_PORT], &p))
+		return -EPROTO;
+	if (d->n >= d->max) {
+		d->overflow = true;
+		return 0;
+	}
+	d->ports[d->n++] = p;
+	return 0;
+}
+
+int td_nl_port_dump(struct td_nl *nl, uint32_t ifindex,
+		    struct td_kport *ports, unsigned int max,
+		    unsigned int *n)
+{
+	struct port_dump d = { .ports = ports, .max = max };
+	struct nl_msg *msg;
+	int err;
+
+	msg = request(nl, TORUS_CMD_PORT_GET, NLM_F_DUMP, ifindex);
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_PORT_GET);
+	err = talk(nl, msg, TORUS_CMD_PORT_GET, port_dump_parse, &d);
+	nlmsg_free(msg);
+	*n = d.n;
+	if (!err && d.overflow) {
+		snprintf(nl->err, sizeof(nl->err),
+			 "port dump: more than %u ports", max);
+		err = -E2BIG;
+	}
+	return err;
+}
+
+static int put_axes(struct nl_msg *msg, int type, unsigned int n,
+		    const uint32_t *vals, bool u8)
+{
+	struct nlattr *nest = nla_nest_start(msg, type | NLA_F_NESTED);
+	unsigned int i;
+
+	if (!nest)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (u8 ? nla_put_u8(msg, TORUS_AXIS_A(i), (uint8_t)vals[i]) :
+			 nla_put_u32(msg, TORUS_AXIS_A(i), vals[i]))
+			return -1;
+	}
+	return nla_nest_end(msg, nest);
+}
+
+int td_nl_node_set(struct td_nl *nl, uint32_t ifindex,
+		   const struct td_node_req *r)
+{
+	uint32_t coord[TC_MAX_AXES], dims[TC_MAX_AXES], wrap[TC_MAX_AXES];
+	struct nl_msg *msg;
+	unsigned int i;
+	int err;
+
+	msg = request(nl, TORUS_CMD_NODE_SET, 0, ifindex);
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_NODE_SET);
+	if ((r->id && nla_put_u64(msg, TORUS_A_NODE_ID, r->id)) ||
+	    nla_put_u8(msg, TORUS_A_STATE, r->state) ||
+	    nla_put_u8(msg, TORUS_A_ROLE, r->role) ||
+	    (r->reason && nla_put_string(msg, TORUS_A_REASON, r->reason)))
+		goto nomsg;
+	if (r->geom) {
+		for (i = 0; i < r->ndims && i < TC_MAX_AXES; i++) {
+			coord[i] = r->coord[i];
+			dims[i] = r->dims[i];
+			wrap[i] = !!(r->wrap & (1u << i));
+		}
+		if (put_axes(msg, TORUS_A_COORD, i, coord, false) ||
+		    put_axes(msg, TORUS_A_DIMS, i, dims, false) ||
+		    put_axes(msg, TORUS_A_WRAP, i, wrap, true))
+			goto nomsg;
+	}
+	err = talk(nl, msg, TORUS_CMD_NODE_SET, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+
+nomsg:
+	nlmsg_free(msg);
+	return no_msg(nl, TORUS_CMD_NODE_SET);
+}
+
+int td_nl_portmap_set(struct td_nl *nl, uint32_t ifindex,
+		      const uint32_t map[TORUS_MAX_DIRS])
+{
+	struct nlattr *nest, *entry;
+	struct nl_msg *msg;
+	unsigned int dir;
+	int err;
+
+	msg = request(nl, TORUS_CMD_PORTMAP_SET, 0, ifindex);
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_PORTMAP_SET);
+	nest = nla_nest_start(msg, TORUS_A_PORTMAP | NLA_F_NESTED);
+	if (!nest)
+		goto nomsg;
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+		if (!map[dir])
+			continue;
+		entry = nla_nest_start(msg, TORUS_A_PORTMAP_ENTRY | NLA_F_NESTED);
+		if (!entry ||
+		    nla_put_u8(msg, TORUS_PME_A_DIR, (uint8_t)dir) ||
+		    nla_put_u32(msg, TORUS_PME_A_IFINDEX, map[dir]) ||
+		    nla_nest_end(msg, entry))
+			goto nomsg;
+	}
+	if (nla_nest_end(msg, nest))
+		goto nomsg;
+	err = talk(nl, msg, TORUS_CMD_PORTMAP_SET, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+
+nomsg:
+	nlmsg_free(msg);
+	return no_msg(nl, TORUS_CMD_PORTMAP_SET);
+}
+
+/* ---- events ---- */
+
+static void event_one(struct td_nl *nl, struct nlmsghdr *nlh,
+		      td_event_cb cb, void *arg)
+{
+	struct nlattr *tb[TORUS_A_MAX + 1];
+	struct genlmsghdr *gh;
+	struct td_event ev;
+
+	if (nlh->nlmsg_type != nl->family ||
+	    nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return;
+	gh = nlmsg_data(nlh);
+	if (gh->cmd != TORUS_CMD_NODE_EVENT && gh->cmd != TORUS_CMD_PORT_EVENT)
+		return;
+	if (genlmsg_parse(nlh, 0, tb, TORUS_A_MAX, torus_policy))
+		return;
+	memset(&ev, 0, sizeof(ev));
+	ev.cmd = gh->cmd;
+	if (tb[TORUS_A_IFINDEX])
+		ev.ifindex = nla_get_u32(tb[TORUS_A_IFINDEX]);
+	if (tb[TORUS_A_PORT] && !parse_port(tb[TORUS_A_PORT], &ev.port))
+		ev.has_port = true;
+	cb(arg, &ev);
+}
+
+int td_nl_events(struct td_nl *nl, td_event_cb cb, void *arg)
+{
+	int fd = nl_socket_get_fd(nl->ev);
+	struct nlmsghdr *nlh;
+	ssize_t len;
+	int rem;
+
+	for (;;) {
+		len = recv(fd, nl->evbuf, TD_NL_EVBUF, MSG_DONTWAIT);
+		if (len < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			snprintf(nl->err, sizeof(nl->err), "events: %s",
+				 strerror(errno));
+			return -errno;
+		}
+		if (len == 0)
+			return 0;
+		rem = (int)len;
+		for (nlh = (struct nlmsghdr *)nl->evbuf; nlmsg_ok(nlh, rem);
+		     nlh = nlmsg_next(nlh, &rem))
+			event_one(nl, nlh, cb, arg);
+	}
+}

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tnl.h - torusd's libnl glue: the "torus" generic netlink family
+ *
+ * Two sockets: one for requests (each waits for its reply or ACK; errors
+ * carry the kernel's extended ACK message) and one subscribed to the
+ * "events" multicast group, read by the event loop.  Functions return 0
+ * or a negative errno; the text of the last failure is in td_nl.err.
+ */
+#ifndef TORUSD_TNL_H
+#define TORUSD_TNL_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "tcore.h"
+
+struct nl_sock;
+
+struct td_nl {
+	struct nl_sock	*req;
+	struct nl_sock	*ev;
+	int		family;
+	int		grp;
+	uint8_t		*evbuf;
+	char		err[256];
+};
+
+/* a port as the kernel shows it (TORUS_A_PORT) */
+struct td_kport {
+	uint32_t	ifindex;
+	char		ifname[IFNAMSIZ];
+	uint8_t		label;		/* TORUS_DIR_NONE if unlabelled */
+	bool		carrier;
+	uint8_t		global_dir;	/* TORUS_DIR_NONE if unmapped */
+	uint32_t	master;		/* node ifindex, 0 if not enslaved */
+};
+
+/* a node device as the kernel shows it */
+struct td_knode {
+	uint32_t	ifindex;
+	uint64_t	id;
+	uint8_t		state;
+	uint8_t		role;
+	char		reason[TC_REASON_LEN];
+	uint8_t		ndims;		/* 0: no geometry */
+	uint8_t		coord[TC_MAX_AXES];
+	uint16_t	dims[TC_MAX_AXES];
+	uint8_t		wrap;
+	uint32_t	generation;
+};
+
+/* a TORUS_CMD_NODE_SET request */
+struct td_node_req {
+	uint64_t	id;		/* 0: leave */
+	uint8_t		state;
+	uint8_t		role;
+	const char	*reason;	/* NULL: leave ("" clears) */
+	bool		geom;		/* send coord, dims, wrap */
+	uint8_t		ndims;
+	uint8_t		coord[TC_MAX_AXES];
+	uint16_t	dims[TC_MAX_AXES];
+	uint8_t		wrap;
+};
+
+/* a multicast event */
+struct td_event {
+	uint8_t		cmd;		/* TORUS_CMD_NODE_EVENT, _PORT_EVENT */
+	uint32_t	ifindex;	/* node device, 0 if none */
+	bool		has_port;
+	struct td_kport	port;
+};
+
+typedef void (*td_event_cb)(void *arg, const struct td_event *ev);
+
+int td_nl_open(struct td_nl *nl);
+void td_nl_close(struct td_nl *nl);
+int td_nl_event_fd(const struct td_nl *nl);
+
+int td_nl_node_get(struct td_nl *nl, uint32_t ifindex, struct td_knode *kn);
+/* ports of node @ifindex; -E2BIG if more than @max (the first @max kept) */
+int td_nl_port_dump(struct td_nl *nl, uint32_t ifindex,
+		    struct td_kport *ports, unsigned int max,
+		    unsigned int *n);
+int td_nl_node_set(struct td_nl *nl, uint32_t ifindex,
+		   const struct td_node_req *r);
+/* replace the port map: @map[global dir] = port ifindex, 0 unmapped */
+int td_nl_portmap_set(struct td_nl *nl, uint32_t ifindex,
+		      const uint32_t map[TORUS_MAX_DIRS]);
+
+/*
+ * Read every pending event and call @cb for each.  0 when drained,
+ * -ENOBUFS if events were lost (the caller resyncs), other -errno.
+ */
+int td_nl_events(struct td_nl *nl, td_event_cb cb, void *arg);
+
+#endif /* TORUSD_TNL_H */

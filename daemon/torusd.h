@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * torusd.h - the daemon's state: one node device, its ports, the
+ * protocol core and the event loop's descriptors
+ */
+#ifndef TORUSD_H
+#define TORUSD_H
+
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "frame.h"
+#include "options.h"
+#include "tcore.h"
+#include "tnl.h"
+
+#define TORUSD_VERSION		"0.1"
+#define TD_MAX_KPORTS		64	/* ports of one node in a dump */
+#define TD_AUDIT_MS		5000	/* re-read the kernel this often */
+#define TD_RETRY_MS		1000	/* retry a failed install */
+#define TD_MAX_CATCHUP		10	/* ticks run at once after a stall */
+#define TD_RX_BUDGET		64	/* frames read per port per wakeup */
+#define TD_FRAME_BUF		9216
+
+/* one port of the node, indexed by its label */
+struct td_port {
+	bool		present;	/* enslaved to our node, in cfg.ports */
+	uint32_t	ifindex;
+	char		ifname[IFNAMSIZ];
+	uint8_t		mac[TD_ETH_ALEN];
+	bool		carrier;	/* as last told to the core */
+	int		fd;		/* packet socket, -1 if none */
+	uint64_t	tx, tx_err, rx, rx_bad;
+};
+
+struct torusd {
+	struct td_opts	opts;
+	int		argc;
+	char		**argv;
+	char		cwd[PATH_MAX];
+
+	struct td_nl	nl;
+	uint32_t	ifindex;
+	uint64_t	auto_id;	/* the kernel's or the MACs' id */
+	uint64_t	id;
+
+	struct tc_config cfg;
+	struct tc_node	*node;
+	struct tc_view	view;
+	bool		have_view;
+
+	struct td_port	ports[TC_MAX_PORTS];
+	uint32_t	kmap[TORUS_MAX_DIRS];	/* the kernel's port map */
+	uint16_t	warned_labels;	/* labels ignored, said once */
+	uint16_t	bad_labels;	/* new labels the core refused */
+
+	/* the kernel holds our placed view */
+	bool		installed;
+	bool		need_sync;	/* compare with the kernel, fix it */
+	bool		need_resync;	/* re-dump the ports */
+	bool		state_dirty;	/* rewrite the --state-file */
+	uint64_t	retry_tick;	/* 0, or when to retry a failed sync */
+	uint64_t	ticks;
+
+	int		epfd;
+	int		tfd;		/* timerfd: the tick */
+	int		sfd;		/* signalfd */
+	int		lockfd;		/* abstract socket: one daemon/node */
+	int		pidfd;
+	bool		stop;
+	int		exit_code;
+};
+
+#endif /* TORUSD_H */
