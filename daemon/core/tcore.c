@@ -593,8 +593,10 @@ void tc_tick(struct tc_node *n)
 		else if (n->cfg.block_mode && n->quiet >= n->cfg.quiet_ticks &&
 			 tc_smaller_than_block(n))
 			n->reason = R_FRAGMENT;
+		/* a block whose faces are still being oriented waits */
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
-		    tc_frame_complete(n, n->R))
+		    tc_frame_complete(n, n->R) &&
+		    !(n->cfg.block_mode && tc_block_pending(n)))
 			n->flags |= TN_PLACED | TN_DIRTY;
 	}
 

@@ -316,10 +316,16 @@ void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 		unsigned int p;
 
 		f = tc_face_seen(n, rec->normal, rec->block);
-		if (f && f->status == FACE_SEEN &&
-		    tc_own_record(n, rec->normal, &mine) &&
-		    mine.block == rec->block)
-			tc_orient_adjacent(n, f, &mine, rec);
+		if (f && f->status == FACE_SEEN) {
+			/*
+			 * The 2d+2 deadline counts from the last record: with
+			 * daemons started one by one, pairs keep arriving.
+			 */
+			f->seen_at = n->now;
+			if (tc_own_record(n, rec->normal, &mine) &&
+			    mine.block == rec->block)
+				tc_orient_adjacent(n, f, &mine, rec);
+		}
 		for (p = 0; p < tc_nports(n); p++)
 			if (p != port && (tc_block_ports(n) & (1u << p)) &&
 			    tc_rpf_child(n, p, rec->a))
@@ -428,6 +434,17 @@ void tc_block_sent(struct tc_node *n)
 	n->nq = 0;
 	for (i = 0; i < tc_nports(n); i++)
 		n->face[i].fwd_ports = 0;
+}
+
+/* A face is still being oriented: the block's frame is not final. */
+bool tc_block_pending(const struct tc_node *n)
+{
+	unsigned int i;
+
+	for (i = 0; i < tc_nports(n); i++)
+		if (n->face[i].status == FACE_SEEN)
+			return true;
+	return false;
 }
 
 /* Every face of our block that was seen failed: we cannot join. */

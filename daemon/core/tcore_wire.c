@@ -308,6 +308,9 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	while (off < len) {
 		uint8_t type, vlen;
 
+		/* type 0 never occurs: Ethernet padding starts here */
+		if (!msg[off])
+			break;
 		if (len - off < 2)
 			return -EBADMSG;
 		type = msg[off];
