@@ -300,13 +300,51 @@ static bool tc_own_record(const struct tc_node *n, uint8_t p,
 	return true;
 }
 
+/*
+ * Beyond the paper: a node whose own block cannot reach it (its block
+ * neighbors are dead) learns the face map from across the cable, as the
+ * inverse of the other block's map.
+ */
+static void tc_block_rx_across(struct tc_node *n, uint8_t port,
+			       const struct tw_msg *m)
+{
+	const struct tc_nbr *from = &n->nbr[port];
+	struct tc_face *f;
+	unsigned int i, b;
+
+	for (i = 0; i < m->norient; i++) {
+		const struct tw_orient *o = &m->orient[i];
+		uint8_t inv[TC_MAX_AXES];
+
+		if (o->fail || o->block != n->cfg.block_id ||
+		    o->normal != from->peer_port)
+			continue;
+		f = tc_face_seen(n, port, from->block);
+		if (!f || f->status == FACE_RESOLVED)
+			continue;
+		memset(inv, TC_NONE, sizeof(inv));
+		for (b = 0; b < n->cfg.ndims; b++)
+			inv[o->map[b] >> 1] = TORUS_DIR(b, o->map[b] & 1);
+		memcpy(f->map, inv, sizeof(f->map));
+		if (tc_map_injective(n, f->map) &&
+		    tc_map_complete(n, f->map, tc_axis_mask(n)))
+			tc_face_resolved(n, f);
+		else
+			memset(f->map, TC_NONE, sizeof(f->map));
+	}
+}
+
 void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 {
 	const struct tc_nbr *from = &n->nbr[port];
 	unsigned int i;
 
-	if (!tc_same_block(n, from))
+	if (!(from->flags & NB_BLOCK))
+		return;
+	if (!tc_same_block(n, from)) {
+		tc_block_rx_across(n, port, m);
 		return;		/* face records never leave their block */
+	}
 
 	for (i = 0; i < m->nface; i++) {
 		const struct tw_face *rec = &m->face[i];
@@ -409,6 +447,16 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 	unsigned int i;
 
 	tw_put_block(b, n->cfg.block_id, n->cfg.ndims, n->cfg.block_coord);
+	if (!tc_same_block(n, &n->nbr[port]) &&
+	    n->face[port].status == FACE_RESOLVED) {
+		struct tw_orient o = {
+			.block = n->face[port].block,
+			.normal = port,
+		};
+
+		memcpy(o.map, n->face[port].map, n->cfg.ndims);
+		tw_put_orient(b, n->cfg.ndims, &o);
+	}
 	for (i = 0; i < n->nq; i++)
 		if (n->queue[i].ports & (1u << port))
 			tw_put_face(b, n->cfg.ndims, &n->queue[i].rec);
