@@ -29,6 +29,7 @@ static const char *const tc_reasons[] = {
 	[R_WAITING] = "waiting for a frame",
 	[R_BAD_CONFIG] = "bad configuration",
 	[R_FRAGMENT] = "cut off: the frame is smaller than my block",
+	[R_ISLAND] = "cut off: a larger frame next door cannot be joined",
 };
 
 static size_t tc_align(size_t n)
@@ -197,6 +198,21 @@ static void tc_merge_extent(struct tc_node *n, const uint16_t *gcd,
 	}
 }
 
+/* How many nodes a frame spans, by its extent knowledge (saturating). */
+static uint32_t tc_frame_size(uint8_t ndims, const uint16_t *gcd,
+			      const int16_t *cmin, const int16_t *cmax)
+{
+	uint64_t size = 1;
+	unsigned int k;
+
+	for (k = 0; k < ndims; k++) {
+		size *= gcd[k] ? gcd[k] : (uint64_t)(cmax[k] - cmin[k] + 1);
+		if (size > UINT32_MAX)
+			return UINT32_MAX;
+	}
+	return (uint32_t)size;
+}
+
 int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	       size_t len)
 {
@@ -237,17 +253,25 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	if (m.has_frame) {
 		uint8_t placed = (m.frame_flags & TW_FRAME_PLACED) ? NB_PLACED : 0;
 
+		if (m.frame_flags & TW_FRAME_JOINED)
+			placed |= NB_JOINED;
+
 		if (!(nb->flags & NB_FRAME) || nb->leader != m.leader ||
-		    (nb->flags & NB_PLACED) != placed ||
+		    (nb->flags & (NB_PLACED | NB_JOINED)) != placed ||
 		    memcmp(nb->R, m.R, n->cfg.ndims) ||
 		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t)))
 			n->flags |= TN_RX;
 		nb->leader = m.leader;
 		memcpy(nb->R, m.R, n->cfg.ndims);
 		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
-		nb->flags = (nb->flags & ~NB_PLACED) | NB_FRAME | placed;
-		if (m.has_extent && m.leader == n->leader)
-			tc_merge_extent(n, m.gcd, m.cmin, m.cmax);
+		nb->flags = (nb->flags & ~(NB_PLACED | NB_JOINED)) | NB_FRAME |
+			    placed;
+		if (m.has_extent) {
+			nb->fsize = tc_frame_size(n->cfg.ndims, m.gcd, m.cmin,
+						  m.cmax);
+			if (m.leader == n->leader)
+				tc_merge_extent(n, m.gcd, m.cmin, m.cmax);
+		}
 	}
 	if (n->cfg.block_mode)
 		tc_block_rx(n, port, &m);
@@ -378,9 +402,15 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 	}
 }
 
+/*
+ * A neighbor we can follow: our cable to it is resolved, and it has a
+ * resolved cable itself, so its frame is not one it is stuck in alone.
+ */
 static bool tc_usable(const struct tc_nbr *nb)
 {
-	return nb->id && (nb->flags & NB_RESOLVED) && (nb->flags & NB_FRAME);
+	uint8_t want = NB_RESOLVED | NB_FRAME | NB_JOINED;
+
+	return nb->id && (nb->flags & want) == want;
 }
 
 static void tc_elect(struct tc_node *n)
@@ -424,6 +454,25 @@ static bool tc_in_frame(const struct tc_node *n)
 	return false;
 }
 
+/*
+ * Next to a larger frame we cannot join (every cable to it unresolved):
+ * ours is an island of orientation, not the fabric.
+ */
+static bool tc_island(const struct tc_node *n)
+{
+	uint32_t mine = tc_frame_size(n->cfg.ndims, n->gcd, n->cmin, n->cmax);
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		if (nb->id && (nb->flags & NB_FRAME) &&
+		    nb->leader != n->leader && nb->fsize > mine)
+			return true;
+	}
+	return false;
+}
+
 static bool tc_has_nbr(const struct tc_node *n)
 {
 	unsigned int p;
@@ -448,6 +497,9 @@ static void tc_send_all(struct tc_node *n)
 	}
 	if (n->flags & TN_PLACED)
 		flags |= TW_FRAME_PLACED;
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->nbr[p].id && (n->nbr[p].flags & NB_RESOLVED))
+			flags |= TW_FRAME_JOINED;
 
 	for (p = 0; p < tc_nports(n); p++) {
 		struct tw_buf b;
@@ -562,7 +614,7 @@ void tc_tick(struct tc_node *n)
 		else
 			tc_resolve_flat(n, p);
 		if (nb->flags & NB_RESOLVED)
-			n->flags |= TN_RX;
+			n->flags |= TN_RX | TN_DIRTY;	/* we may have joined */
 	}
 
 	/* election and extent checks only look at what changed */
@@ -593,6 +645,8 @@ void tc_tick(struct tc_node *n)
 		else if (n->cfg.block_mode && n->quiet >= n->cfg.quiet_ticks &&
 			 tc_smaller_than_block(n))
 			n->reason = R_FRAGMENT;
+		else if (n->quiet >= n->cfg.quiet_ticks && tc_island(n))
+			n->reason = R_ISLAND;
 		/* a block whose faces are still being oriented waits */
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
 		    tc_frame_complete(n, n->R) &&

@@ -13,7 +13,7 @@
 #include "tcore_wire.h"
 
 #define TC_NONE		TORUS_DIR_NONE
-#define TC_QUEUE	8	/* block mode: face records awaiting forwarding */
+#define TC_QUEUE	7	/* block mode: face records awaiting forwarding */
 
 /* per-neighbor flags */
 #define NB_RESOLVED	0x01	/* the cable's axis map is complete */
@@ -21,12 +21,14 @@
 #define NB_PLACED	0x04	/* ...and it is placed */
 #define NB_BLOCK	0x08	/* the neighbor told us its block */
 #define NB_CONFLICT	0x10	/* squares disagree: never resolved */
+#define NB_JOINED	0x20	/* it has a resolved cable of its own */
 
 /* what we know of the node across one port */
 struct tc_nbr {
 	uint64_t id;		/* 0: nobody (dead or never heard) */
 	uint64_t leader;
 	uint32_t block;
+	uint32_t fsize;		/* nodes its frame spans, by its extents */
 	uint16_t silent;	/* ticks since its last message */
 	uint8_t peer_port;	/* its label where the cable lands */
 	uint8_t flags;
@@ -73,6 +75,7 @@ enum tc_reason {
 	R_WAITING,
 	R_BAD_CONFIG,
 	R_FRAGMENT,
+	R_ISLAND,
 };
 
 struct tc_node {

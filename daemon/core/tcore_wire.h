@@ -33,6 +33,7 @@ enum tw_type {
 };
 
 #define TW_FRAME_PLACED	0x01
+#define TW_FRAME_JOINED	0x02	/* the sender has a resolved cable */
 
 /* a cable on a block face: a (sender's block) -- a' (other block) */
 struct tw_face {
