@@ -397,6 +397,20 @@ int td_opts_to_config(const struct td_opts *o, uint8_t ndims,
 			cfg->block_coord[i] = o->block_coord[i];
 			cfg->block_dims[i] = o->block_dims[i];
 		}
+		/*
+		 * The paper's 2d+2 steps assume every node starts at once;
+		 * daemons start one by one and face records are re-sent
+		 * with the hellos, so give the face three hellos more.
+		 */
+		if (!o->orient_ms) {
+			unsigned int d = 0;
+
+			for (i = 0; i < ndims; i++)
+				d += o->block_dims[i] - 1;
+			t = 2 * (long)d + 2 + 3L * cfg->hello_ticks;
+			cfg->orient_ticks = t > UINT16_MAX ? UINT16_MAX :
+							     (uint16_t)t;
+		}
 	}
 	return 0;
 }

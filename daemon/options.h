@@ -21,7 +21,7 @@
 #define TD_HELLO_MS_DEFAULT	500
 #define TD_DEAD_MS_DEFAULT	2000
 #define TD_QUIET_MS_DEFAULT	1500
-#define TD_ORIENT_MS_DEFAULT	0	/* the core's default: 2d+2 ticks */
+#define TD_ORIENT_MS_DEFAULT	0	/* 2d+2 ticks + 3 hellos, see options.c */
 #define TD_MS_MAX		3600000	/* one hour */
 #define TD_TICK_MS_MAX		10000
 

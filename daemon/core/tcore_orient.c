@@ -273,6 +273,8 @@ static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
 			tc_face_failed(n, f);	/* contradicting cables */
 			return;
 		}
+		if (f->map[k] == TC_NONE)
+			f->seen_at = n->now;	/* progress: the deadline restarts */
 		f->map[k] = img;
 	}
 	if (!tc_map_injective(n, f->map)) {
@@ -354,16 +356,10 @@ void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 		unsigned int p;
 
 		f = tc_face_seen(n, rec->normal, rec->block);
-		if (f && f->status == FACE_SEEN) {
-			/*
-			 * The 2d+2 deadline counts from the last record: with
-			 * daemons started one by one, pairs keep arriving.
-			 */
-			f->seen_at = n->now;
-			if (tc_own_record(n, rec->normal, &mine) &&
-			    mine.block == rec->block)
-				tc_orient_adjacent(n, f, &mine, rec);
-		}
+		if (f && f->status == FACE_SEEN &&
+		    tc_own_record(n, rec->normal, &mine) &&
+		    mine.block == rec->block)
+			tc_orient_adjacent(n, f, &mine, rec);
 		for (p = 0; p < tc_nports(n); p++)
 			if (p != port && (tc_block_ports(n) & (1u << p)) &&
 			    tc_rpf_child(n, p, rec->a))
@@ -403,7 +399,13 @@ void tc_block_tick(struct tc_node *n)
 		if (!tc_own_record(n, p, &mine))
 			continue;
 		f = tc_face_seen(n, p, mine.block);
-		if (f && !f->announced) {
+		/*
+		 * Announce our pair, and again with every hello while the
+		 * face is unresolved: block mates that were not up yet, or
+		 * had no pair of their own then, hear it later.
+		 */
+		if (f && (!f->announced ||
+			  (f->status == FACE_SEEN && !n->hello_in))) {
 			f->announced = 1;
 			tc_enqueue(n, &mine, tc_block_ports(n));
 		}
@@ -414,6 +416,10 @@ void tc_block_tick(struct tc_node *n)
 		if (f->status == FACE_SEEN &&
 		    n->now - f->seen_at > n->cfg.orient_ticks)
 			tc_face_failed(n, f);
+		/* known maps and failures go out again with the hellos */
+		if ((f->status == FACE_RESOLVED || f->status == FACE_FAILED) &&
+		    !n->hello_in && tc_block_ports(n))
+			f->fwd_ports = tc_block_ports(n);
 	}
 }
 

@@ -1,0 +1,343 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""VM scenarios for discovery (runs inside the test VM).
+
+torus-lab builds miswired racks with faults, writes the truth, runs
+torusd on every live node and checks the result against the truth:
+coordinates equal to the truth under one isometry, extents, wrap and
+port maps right, unplaced nodes only next to faults, pings by the
+discovered addresses.  Without torusd the daemon scenarios SKIP; the
+wiring scenario (static configuration from the truth) always runs.
+Prints PASS:/FAIL:/SKIP: lines for the aggregator.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import traceback
+
+REPO = os.path.realpath(os.path.join(os.path.dirname(
+    os.path.abspath(__file__)), "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
+import torus_lab as tl  # noqa: E402
+
+LOGS = os.path.join(REPO, "build", "vm", "lab")
+RUNS = "/run/torus-lab-test"
+results = {"pass": 0, "fail": 0, "skip": 0}
+
+
+def report(name, ok, msg=""):
+    results["pass" if ok else "fail"] += 1
+    print("%s: vm/%s%s" % ("PASS" if ok else "FAIL", name,
+                            "" if ok or not msg else " -- " + msg),
+          flush=True)
+
+
+def skip(name, why):
+    results["skip"] += 1
+    print("SKIP: vm/%s -- %s" % (name, why), flush=True)
+
+
+def case(name):
+    def wrap(fn):
+        def run(*a, **kw):
+            t0 = time.monotonic()
+            try:
+                msg = fn(*a, **kw)
+                report(name, True)
+                print("#   %s: %.1f s%s" % (name, time.monotonic() - t0,
+                                           " (" + msg + ")" if msg else ""),
+                      flush=True)
+                return True
+            except AssertionError as e:
+                report(name, False, str(e))
+            except Exception as e:  # a broken step is a failed case
+                report(name, False, "%s: %s" % (type(e).__name__, e))
+                traceback.print_exc(file=sys.stdout)
+            return False
+        return run
+    return wrap
+
+
+def summary(res):
+    """One line on what went wrong, for FAIL messages."""
+    out = []
+    if not res.get("converged"):
+        out.append("not converged")
+    if res.get("inconsistent"):
+        out.append("%d inconsistent, e.g. %s" % (
+            len(res["inconsistent"]), res["inconsistent"][0]))
+    if not res.get("dims_ok", True):
+        out.append("dims %s wrap %s, expected %s %s" % (
+            res.get("dims"), res.get("wrap"), res.get("expected_dims"),
+            res.get("expected_wrap")))
+    if res.get("portmaps_bad"):
+        out.append("%d wrong port map entries, e.g. %s" % (
+            len(res["portmaps_bad"]), res["portmaps_bad"][0]))
+    bad = [u for u in res.get("unplaced", []) if not u["excused"]]
+    if bad:
+        out.append("%d unplaced away from faults, e.g. %s (%s: %s)" % (
+            len(bad), bad[0]["ns"], bad[0]["state"], bad[0]["reason"]))
+    if res.get("exited"):
+        out.append("torusd exited: %s" % res["exited"][:3])
+    if not res.get("placed"):
+        out.append("nothing placed")
+    return "; ".join(out) or "ok"
+
+
+def save_logs(name, run_dir):
+    """Daemon logs, state files and the truth to build/vm/lab/NAME.tar.gz
+    on the host (one file: many small ones over 9p are slow)."""
+    try:
+        tmp = shutil.make_archive(os.path.join("/tmp", name), "gztar",
+                                  run_dir)
+        shutil.copy(tmp, os.path.join(LOGS, name + ".tar.gz"))
+        os.unlink(tmp)
+    except OSError as e:
+        print("# could not save logs of %s: %s" % (name, e))
+
+
+def ensure_module():
+    if subprocess.run("lsmod | grep -q '^torus '", shell=True).returncode:
+        tl.run(["insmod", os.path.join(REPO, "kernel", "torus.ko")])
+
+
+# ---- without the daemon: the wiring the truth file describes ----
+
+@case("lab_wiring_truth")
+def check_wiring():
+    """A miswired 4x3x2 rack with a dead node and a cut cable: every
+    port's label, peer and carrier are those of the truth file; with
+    coordinates and port maps set by hand from the truth, verify() finds
+    the identity and every fault-free DOR path pings."""
+    spec = tl.normalize_spec({"dims": "4x3x2", "wrap": "1,1,0",
+                              "miswire": "nodes", "seed": 11,
+                              "dead": "1", "cut": "1", "prefix": "w"})
+    lab = tl.Lab(spec, run_dir=os.path.join(RUNS, "w"))
+    try:
+        t = time.monotonic()
+        lab.build()
+        tb = time.monotonic() - t
+        nodes, ports = lab.observe(ports=True)
+        truth = lab.truth
+        dead = {tuple(c) for c in truth["dead"]}
+        cut = {(c["ns"], c["port"]) for c in truth["cut"]}
+        ends = {}
+        for cab in truth["cables"]:
+            a, b = cab["a"], cab["b"]
+            ends[(a["ns"], a["port"])] = (a, b, cab["cut"])
+            ends[(b["ns"], b["port"])] = (b, a, cab["cut"])
+        checked = 0
+        for nd in truth["nodes"]:
+            got = {p["ifname"]: p for p in ports[nd["ns"]]}
+            want = {k[1]: v for k, v in ends.items() if k[0] == nd["ns"]}
+            assert sorted(got) == sorted(want), "%s: ports %s, want %s" % (
+                nd["ns"], sorted(got), sorted(want))
+            for name, (me, other, is_cut) in want.items():
+                p = got[name]
+                assert p["dir"] == me["label"], (nd["ns"], p, me)
+                assert p["peer"] == other["port"], (nd["ns"], p, other)
+                alive = not nd["dead"] and \
+                    tuple(other["coord"]) not in dead and not is_cut
+                assert p["carrier"] is alive, \
+                    "%s %s: carrier %s, want %s" % (nd["ns"], name,
+                                                     p["carrier"], alive)
+                checked += 1
+        assert cut and all(not got_p["carrier"] for got_p in
+                           [next(p for p in ports[ns] if p["ifname"] == pn)
+                            for ns, pn in cut])
+        lab.rack.configure_static()
+        res, nodes = lab.verify()
+        assert res["ok"], summary(res)
+        assert all(i["sign"] == 1 and i["offset"] == 0 and
+                   i["axis"] == i["from"] for i in res["isometry"]), \
+            res["isometry_text"]
+        lab.assign_addresses(nodes)
+        pings = lab.ping_check(nodes, res)
+        assert pings["must"] >= 10 and not pings["failed"], pings
+        return "%d ports, %d/%d pings (%d must), build %.1f s" % (
+            checked, pings["ok"], pings["pinged"], pings["must"], tb)
+    finally:
+        lab.destroy()
+
+
+# ---- with torusd ----
+
+def run_cli(name, args):
+    """torus-lab run ARGS -j; returns its JSON result."""
+    env = dict(os.environ, TORUS_LAB_DIR=RUNS)
+    t0 = time.monotonic()
+    res = subprocess.run([sys.executable, os.path.join(
+        REPO, "tools", "lab", "torus-lab"), "run", "-j"] + args,
+        capture_output=True, text=True, env=env, timeout=600)
+    try:
+        out = json.loads(res.stdout)
+    except ValueError:
+        raise AssertionError("torus-lab run: exit %d, no JSON: %s %s" % (
+            res.returncode, res.stdout[-300:], res.stderr[-500:]))
+    t1 = time.monotonic()
+    if out.get("run_dir"):
+        save_logs(name, out["run_dir"])
+    print("# torus-lab run %.1f s, logs saved in %.1f s" % (
+        t1 - t0, time.monotonic() - t1), flush=True)
+    for k in ("converged", "seconds", "nodes", "placed", "unplaced",
+              "consistent", "isometry", "dims", "wrap", "live"):
+        assert k in out, "JSON result without %r" % k
+    assert (res.returncode == 0) == out["ok"], "exit %d but ok=%s" % (
+        res.returncode, out["ok"])
+    return out
+
+
+def describe(res):
+    return "%d/%d placed in %.1f s, %s; phases %s" % (
+        res["placed"], res["live"], res["seconds"] or 0,
+        res.get("isometry_text"),
+        " ".join("%s %.1f" % kv for kv in (res.get("phases") or {}).items()))
+
+
+def ping_case(name, res, expect_all):
+    @case(name)
+    def check():
+        p = res.get("ping")
+        assert p, "no ping result"
+        assert p["must"] > 0, "no destination with a fault-free path"
+        assert not expect_all or p["must"] == res["live"] - 1, \
+            "only %d of %d destinations checked" % (p["must"],
+                                                    res["live"] - 1)
+        assert not p["failed"], "%d of %d must-work pings failed: %s" % (
+            len(p["failed"]), p["must"], " ".join(p["failed"][:8]))
+        return "%d/%d ok, %d must work, %d more by detours" % (
+            p["ok"], p["pinged"], p["must"], p["extra_ok"])
+    check()
+
+
+def blocks_rotated():
+    """4x4x4 of 2x2x2 blocks, each mounted in a random rotation."""
+    box = {}
+
+    @case("lab_blocks_rotated")
+    def check():
+        res = box["res"] = run_cli("blocks_rotated", [
+            "--dims", "4x4x4", "--block", "2x2x2", "--seed", "1",
+            "--prefix", "b", "--ping"])
+        assert res["ok"] or (res["converged"] and res["consistent"] and
+                             res["dims_ok"] and not res["unexcused"] and
+                             res.get("portmaps_ok")), summary(res)
+        assert res["placed"] == 64 and not res["unplaced"], summary(res)
+        return describe(res)
+    if check() or "res" in box:
+        ping_case("lab_blocks_rotated_ping_all", box["res"], True)
+
+
+def flat_rotated():
+    """4x4x4, every node cabled in a random rotation or reflection; then
+    the leader's torusd is killed: no coordinate may change."""
+    spec = tl.normalize_spec({"dims": "4x4x4", "miswire": "nodes",
+                              "seed": 2, "prefix": "f"})
+    lab = tl.Lab(spec, run_dir=os.path.join(RUNS, "f"),
+                 log=lambda m: print("# " + m, flush=True))
+    box = {}
+
+    @case("lab_flat_rotated")
+    def check():
+        ph, t = {}, time.monotonic()
+        lab.build()
+        ph["build"], t = time.monotonic() - t, time.monotonic()
+        lab.start()
+        ph["start"], t = time.monotonic() - t, time.monotonic()
+        conv, secs, nodes = lab.wait()
+        ph["wait"], t = time.monotonic() - t, time.monotonic()
+        res, nodes = lab.verify(conv)
+        ph["verify"], t = time.monotonic() - t, time.monotonic()
+        res["seconds"], res["phases"] = secs, ph
+        box["res"], box["nodes"] = res, nodes
+        lab.assign_addresses(nodes)
+        ph["addresses"] = time.monotonic() - t
+        assert res["ok"], summary(res)
+        assert res["placed"] == 64, summary(res)
+        return describe(res)
+
+    @case("lab_flat_rotated_ping_all")
+    def check_ping():
+        p = lab.ping_check(box["nodes"], box["res"])
+        assert p["must"] == 63 and not p["failed"], \
+            "%d of %d failed: %s" % (len(p["failed"]), p["must"],
+                                     " ".join(p["failed"][:8]))
+        return "%d/%d ok" % (p["ok"], p["pinged"])
+
+    @case("lab_leader_killed_coords_unchanged")
+    def check_kill():
+        k = lab.kill_leader()
+        assert k["leader"], "no node has role leader"
+        assert not k["changed"], "%d nodes changed after killing %s, " \
+            "e.g. %s" % (len(k["changed"]), k["leader"], k["changed"][0])
+        res, nodes = lab.verify()
+        assert res["consistent"] and res["placed"] == 64, summary(res)
+        p = lab.ping_check(nodes, res)
+        assert not p["failed"], "after the kill, pings failed: %s" % \
+            " ".join(p["failed"][:8])
+        return "leader %s, watched %.0f s, %d/%d pings" % (
+            k["leader"], k["seconds"], p["ok"], p["pinged"])
+
+    try:
+        check()
+        if "res" in box and box["res"]["placed"]:
+            check_ping()
+            check_kill()
+    finally:
+        lab.destroy()
+        save_logs("flat_rotated", lab.run_dir)
+
+
+def flat_faults():
+    """The same rack with 2 dead nodes and 3 cut cables."""
+    box = {}
+
+    @case("lab_flat_faults")
+    def check():
+        res = box["res"] = run_cli("flat_faults", [
+            "--dims", "4x4x4", "--miswire", "nodes", "--seed", "2",
+            "--dead", "2", "--cut", "3", "--prefix", "g", "--ping"])
+        ok = res["converged"] and res["consistent"] and res["dims_ok"] \
+            and not res["unexcused"] and res.get("portmaps_ok")
+        assert ok, summary(res)
+        assert res["live"] == 62, res["live"]
+        return describe(res) + ", unplaced: %s" % (
+            ", ".join("%s (%s)" % (u["ns"], u["reason"])
+                      for u in res["unplaced"]) or "none")
+    if check() or "res" in box:
+        ping_case("lab_flat_faults_ping_all", box["res"], False)
+
+
+SCENARIOS = ("wiring", "blocks", "flat", "faults")
+
+
+def main(argv):
+    """discovery_test.py [wiring|blocks|flat|faults ...] (default all)"""
+    t0 = time.monotonic()
+    want = argv or list(SCENARIOS)
+    ensure_module()
+    os.makedirs(LOGS, exist_ok=True)
+    if "wiring" in want:
+        check_wiring()
+    daemon = {"blocks": blocks_rotated, "flat": flat_rotated,
+              "faults": flat_faults}
+    if not tl.find_torusd():
+        for name in ("lab_blocks_rotated", "lab_flat_rotated",
+                     "lab_leader_killed_coords_unchanged",
+                     "lab_flat_faults"):
+            skip(name, "torusd not built (make -C daemon)")
+    else:
+        for k in ("blocks", "flat", "faults"):
+            if k in want:
+                daemon[k]()
+    print("# discovery scenarios: %.1f s, logs in %s" %
+          (time.monotonic() - t0, LOGS), flush=True)
+    return 0 if results["fail"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
