@@ -288,27 +288,9 @@ static bool tc_ranks_above(const struct tc_node *n, const struct tc_nbr *nb)
 	return nb->leader > n->leader;
 }
 
-/* Axes on which this node has a live neighbor: those it must orient. */
-static uint8_t tc_needed_axes(const struct tc_node *n)
-{
-	uint8_t axes = 0;
-	unsigned int p;
-
-	for (p = 0; p < tc_nports(n); p++)
-		if (n->nbr[p].id)
-			axes |= 1u << (p >> 1);
-	return axes;
-}
-
 static bool tc_frame_complete(const struct tc_node *n, const uint8_t *R)
 {
-	uint8_t axes = tc_needed_axes(n);
-	unsigned int a;
-
-	for (a = 0; a < n->cfg.ndims; a++)
-		if ((axes & (1u << a)) && R[a] == TC_NONE)
-			return false;
-	return true;
+	return tc_map_complete(n, R, tc_live_axes(n));
 }
 
 static void tc_step(int16_t *coord, uint8_t gdir)

@@ -122,6 +122,30 @@ static inline uint32_t *tc_hop2(struct tc_node *n, uint8_t port)
 	return n->hop2 + (size_t)port * tc_nports(n);
 }
 
+/* Axes on which this node has a live neighbor: those it must orient. */
+static inline uint8_t tc_live_axes(const struct tc_node *n)
+{
+	uint8_t axes = 0;
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->nbr[p].id)
+			axes |= 1u << (p >> 1);
+	return axes;
+}
+
+/* @map (per local axis) is known on every axis of @axes. */
+static inline bool tc_map_complete(const struct tc_node *n,
+				   const uint8_t *map, uint8_t axes)
+{
+	unsigned int a;
+
+	for (a = 0; a < n->cfg.ndims; a++)
+		if ((axes & (1u << a)) && map[a] == TC_NONE)
+			return false;
+	return true;
+}
+
 /* tcore_orient.c */
 void tc_resolve_flat(struct tc_node *n, uint8_t port);
 void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m);

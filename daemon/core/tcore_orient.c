@@ -50,28 +50,6 @@ static bool tc_map_injective(const struct tc_node *n, const uint8_t *map)
 	return true;
 }
 
-static bool tc_map_complete(const struct tc_node *n, const uint8_t *map,
-			    uint8_t axes)
-{
-	unsigned int a;
-
-	for (a = 0; a < n->cfg.ndims; a++)
-		if ((axes & (1u << a)) && map[a] == TC_NONE)
-			return false;
-	return true;
-}
-
-static uint8_t tc_live_axes(const struct tc_node *n)
-{
-	uint8_t axes = 0;
-	unsigned int p;
-
-	for (p = 0; p < tc_nports(n); p++)
-		if (n->nbr[p].id)
-			axes |= 1u << (p >> 1);
-	return axes;
-}
-
 /* The image of our +axis(p) across the cable on port p. */
 static uint8_t tc_increment_map(uint8_t p, uint8_t peer_port)
 {

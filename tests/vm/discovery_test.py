@@ -17,49 +17,13 @@ import shutil
 import subprocess
 import sys
 import time
-import traceback
 
-REPO = os.path.realpath(os.path.join(os.path.dirname(
-    os.path.abspath(__file__)), "..", ".."))
-sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vmtest import REPO, case, results, skip  # noqa: E402
 import torus_lab as tl  # noqa: E402
 
 LOGS = os.path.join(REPO, "build", "vm", "lab")
 RUNS = "/run/torus-lab-test"
-results = {"pass": 0, "fail": 0, "skip": 0}
-
-
-def report(name, ok, msg=""):
-    results["pass" if ok else "fail"] += 1
-    print("%s: vm/%s%s" % ("PASS" if ok else "FAIL", name,
-                            "" if ok or not msg else " -- " + msg),
-          flush=True)
-
-
-def skip(name, why):
-    results["skip"] += 1
-    print("SKIP: vm/%s -- %s" % (name, why), flush=True)
-
-
-def case(name):
-    def wrap(fn):
-        def run(*a, **kw):
-            t0 = time.monotonic()
-            try:
-                msg = fn(*a, **kw)
-                report(name, True)
-                print("#   %s: %.1f s%s" % (name, time.monotonic() - t0,
-                                           " (" + msg + ")" if msg else ""),
-                      flush=True)
-                return True
-            except AssertionError as e:
-                report(name, False, str(e))
-            except Exception as e:  # a broken step is a failed case
-                report(name, False, "%s: %s" % (type(e).__name__, e))
-                traceback.print_exc(file=sys.stdout)
-            return False
-        return run
-    return wrap
 
 
 def summary(res):

@@ -1020,7 +1020,6 @@ def verify(truth, nodes, ports=None, converged=True):
     port maps the daemon installed).  Returns the result dictionary
     (see torus-lab(8), JSON RESULT)."""
     rack = rack_from_truth(truth)
-    n = len(truth["dims"])
     by_coord = {tuple(nd["coord"]): nd for nd in truth["nodes"]}
     live = [c for c in rack.nodes if c not in rack.dead]
     comps = _components(rack, set(live))
