@@ -288,7 +288,9 @@ static void torus_node_setup(struct net_device *dev)
 	dev->mtu = ETH_DATA_LEN - TORUS_HDR_LEN;
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = ETH_MAX_MTU - TORUS_HDR_LEN - ETH_HLEN;
-	dev->features |= NETIF_F_LLTX | TORUS_NODE_FEATURES;
+	/* its ports stay where they are: the node cannot change netns */
+	dev->features |= NETIF_F_LLTX | NETIF_F_NETNS_LOCAL |
+			 TORUS_NODE_FEATURES;
 	dev->hw_features |= TORUS_NODE_FEATURES;
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = torus_node_free;

@@ -330,6 +330,10 @@ def check_lifecycle(rack):
     small.build(static=True)
     a, b = (0, 0), (1, 0)
     assert "mx" in small.ports_json(b)
+    res = torus_lab.run(["ip", "-n", small.ns(a), "link", "set", "tor0",
+                         "netns", small.ns(b)], check=False)
+    assert res.returncode != 0, "a node device moved netns away from its ports"
+
     torus_lab.run(["ip", "-n", small.ns(a), "link", "del", "px"])
     assert "mx" not in small.ports_json(b), "peer end survived"
     torus_lab.run(["ip", "-n", small.ns(b), "link", "del", "tor0"])
