@@ -27,16 +27,11 @@ static int cable_set(int argc, char **argv)
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
 	const char *port;
+	int ret;
 
-	if (argc > 0 && kw(argv[0], "dev"))
-		NEXT_ARG(OBJ);
-	if (argc < 1)
-		return usage_error(OBJ, "missing PORT");
-	if (parse_ifname(argv[0]))
-		return bad_value(OBJ, "port", argv[0], "a device name");
-	port = argv[0];
-	argc--;
-	argv++;
+	ret = parse_name_arg(OBJ, "PORT", "port", &argc, &argv, &port);
+	if (ret)
+		return ret;
 	while (argc > 0) {
 		if (kw(argv[0], "up")) {
 			has_carrier = true;
@@ -73,15 +68,12 @@ static int cable_set(int argc, char **argv)
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
+static const struct cmd cable_cmds[] = {
+	{ "set",	cable_set },
+	{}
+};
+
 int do_cable(int argc, char **argv)
 {
-	if (argc < 1)
-		return usage_error(OBJ, "missing command");
-	if (kw(argv[0], "set"))
-		return cable_set(argc - 1, argv + 1);
-	if (kw(argv[0], "help")) {
-		cable_usage(stdout);
-		return EXIT_OK;
-	}
-	return unknown_keyword(OBJ, argv[0]);
+	return do_cmds(OBJ, cable_cmds, cable_usage, argc, argv);
 }

@@ -95,11 +95,7 @@ static int parse_end(int *pargc, char ***pargv, struct link_end *e)
 			NEXT_ARG(OBJ);
 			e->netns = argv[0];
 		} else if (kw(argv[0], "master")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "master", argv[0],
-						 "a device name");
-			e->master = argv[0];
+			NEXT_IFNAME(OBJ, "master", e->master);
 		} else {
 			return unknown_keyword(OBJ, argv[0]);
 		}
@@ -171,20 +167,19 @@ static int link_del(int argc, char **argv)
 {
 	struct nlsock *rtnl;
 	struct nlmsghdr *nlh;
+	const char *name;
+	int ret;
 
-	if (argc > 0 && kw(argv[0], "dev"))
-		NEXT_ARG(OBJ);
-	if (argc < 1)
-		return usage_error(OBJ, "missing NAME");
-	if (parse_ifname(argv[0]))
-		return bad_value(OBJ, "name", argv[0], "a device name");
-	if (argc > 1)
-		return unknown_keyword(OBJ, argv[1]);
+	ret = parse_name_arg(OBJ, "NAME", "name", &argc, &argv, &name);
+	if (ret)
+		return ret;
+	if (argc > 0)
+		return unknown_keyword(OBJ, argv[0]);
 	rtnl = ns_rtnl();
 	if (!rtnl)
 		return EXIT_ERR;
 	nlh = link_msg(rtnl, RTM_DELLINK, 0, 0);
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, argv[0]);
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
 	return nlsock_talk(rtnl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
@@ -193,23 +188,14 @@ static int link_set(int argc, char **argv)
 	const char *name, *master = NULL;
 	bool have = false;
 	struct nlsock *rtnl;
+	int ret;
 
-	if (argc > 0 && kw(argv[0], "dev"))
-		NEXT_ARG(OBJ);
-	if (argc < 1)
-		return usage_error(OBJ, "missing NAME");
-	if (parse_ifname(argv[0]))
-		return bad_value(OBJ, "name", argv[0], "a device name");
-	name = argv[0];
-	while (argc > 1) {
-		argc--;
-		argv++;
+	ret = parse_name_arg(OBJ, "NAME", "name", &argc, &argv, &name);
+	if (ret)
+		return ret;
+	while (argc > 0) {
 		if (kw(argv[0], "master")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "master", argv[0],
-						 "a device name");
-			master = argv[0];
+			NEXT_IFNAME(OBJ, "master", master);
 			have = true;
 		} else if (kw(argv[0], "nomaster")) {
 			master = NULL;
@@ -217,6 +203,8 @@ static int link_set(int argc, char **argv)
 		} else {
 			return unknown_keyword(OBJ, argv[0]);
 		}
+		argc--;
+		argv++;
 	}
 	if (!have)
 		return usage_error(OBJ, "nothing to set: use \"master DEV\" or \"nomaster\"");
@@ -226,19 +214,15 @@ static int link_set(int argc, char **argv)
 	return set_master(rtnl, name, master);
 }
 
+static const struct cmd link_cmds[] = {
+	{ "add",	link_add },
+	{ "del",	link_del },
+	{ "delete",	link_del },
+	{ "set",	link_set },
+	{}
+};
+
 int do_link(int argc, char **argv)
 {
-	if (argc < 1)
-		return usage_error(OBJ, "missing command");
-	if (kw(argv[0], "add"))
-		return link_add(argc - 1, argv + 1);
-	if (kw(argv[0], "del") || kw(argv[0], "delete"))
-		return link_del(argc - 1, argv + 1);
-	if (kw(argv[0], "set"))
-		return link_set(argc - 1, argv + 1);
-	if (kw(argv[0], "help")) {
-		link_usage(stdout);
-		return EXIT_OK;
-	}
-	return unknown_keyword(OBJ, argv[0]);
+	return do_cmds(OBJ, link_cmds, link_usage, argc, argv);
 }

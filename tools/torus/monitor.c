@@ -110,11 +110,7 @@ int do_monitor(int argc, char **argv)
 
 	while (argc > 0) {
 		if (kw(argv[0], "dev")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "dev", argv[0],
-						 "a device name");
-			dev = argv[0];
+			NEXT_IFNAME(OBJ, "dev", dev);
 		} else if (kw(argv[0], "help")) {
 			monitor_usage(stdout);
 			return EXIT_OK;

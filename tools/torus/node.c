@@ -13,7 +13,6 @@
 
 #include <linux/torus.h>
 
-#include "json_print.h"
 #include "parse.h"
 #include "records.h"
 #include "tool.h"
@@ -92,6 +91,33 @@ int node_ifindex(const char *name, uint32_t *ifindex)
 	return 0;
 }
 
+struct nlmsghdr *node_msg(const char *dev, uint8_t cmd,
+			  struct nlsock **genl)
+{
+	struct nlmsghdr *nlh;
+	uint32_t ifindex;
+
+	if (node_ifindex(dev, &ifindex))
+		return NULL;
+	*genl = ns_genl();
+	if (!*genl)
+		return NULL;
+	nlh = mnlg_msg(*genl, cmd, 0);
+	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
+	return nlh;
+}
+
+void put_axes_u32(struct nlmsghdr *nlh, uint16_t type, const uint32_t *vals,
+		  int n)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
+	int i;
+
+	for (i = 0; i < n; i++)
+		mnl_attr_put_u32(nlh, TORUS_AXIS_A(i), vals[i]);
+	mnl_attr_nest_end(nlh, nest);
+}
+
 static int show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct torus_node_rec *r = data;
@@ -104,48 +130,21 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 static int node_show(int argc, char **argv)
 {
 	struct torus_node_rec r;
-	const char *dev = NULL;
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
+	const char *dev;
 	int ret;
 
-	while (argc > 0) {
-		if (kw(argv[0], "dev")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "dev", argv[0],
-						 "a device name");
-			dev = argv[0];
-		} else {
-			return unknown_keyword(OBJ, argv[0]);
-		}
-		argc--;
-		argv++;
-	}
+	ret = parse_dev_arg(OBJ, argc, argv, &dev);
+	if (ret)
+		return ret;
 	genl = ns_genl();
 	if (!genl)
 		return EXIT_ERR;
 	nlh = mnlg_msg(genl, TORUS_CMD_NODE_GET, dev ? 0 : NLM_F_DUMP);
 	if (dev)
 		mnl_attr_put_strz(nlh, TORUS_A_IFNAME, dev);
-
-	new_json_obj(stdout, opts.json, opts.pretty);
-	open_json_array(PRINT_JSON, NULL);
-	ret = nlsock_talk(genl, nlh, show_cb, &r);
-	close_json_array(PRINT_JSON, NULL);
-	delete_json_obj();
-	return ret ? EXIT_ERR : EXIT_OK;
-}
-
-static void put_axes_u32(struct nlmsghdr *nlh, uint16_t type,
-			 const uint32_t *vals, int n)
-{
-	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
-	int i;
-
-	for (i = 0; i < n; i++)
-		mnl_attr_put_u32(nlh, TORUS_AXIS_A(i), vals[i]);
-	mnl_attr_nest_end(nlh, nest);
+	return show_talk(genl, nlh, show_cb, &r);
 }
 
 static int node_set(int argc, char **argv)
@@ -161,18 +160,13 @@ static int node_set(int argc, char **argv)
 	struct nlmsghdr *nlh;
 	struct nlattr *nest;
 	int64_t hop = -1;
-	uint32_t ifindex;
 	uint64_t id = 0;
 	uint32_t v;
 	int i;
 
 	while (argc > 0) {
 		if (kw(argv[0], "dev")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "dev", argv[0],
-						 "a device name");
-			dev = argv[0];
+			NEXT_IFNAME(OBJ, "dev", dev);
 		} else if (kw(argv[0], "id")) {
 			NEXT_ARG(OBJ);
 			if (parse_u64(argv[0], &id))
@@ -231,13 +225,9 @@ static int node_set(int argc, char **argv)
 	    !has_role && !reason && hop < 0)
 		return usage_error(OBJ, "nothing to set");
 
-	if (node_ifindex(dev, &ifindex))
+	nlh = node_msg(dev, TORUS_CMD_NODE_SET, &genl);
+	if (!nlh)
 		return EXIT_ERR;
-	genl = ns_genl();
-	if (!genl)
-		return EXIT_ERR;
-	nlh = mnlg_msg(genl, TORUS_CMD_NODE_SET, 0);
-	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
 	if (has_id)
 		mnl_attr_put_u64(nlh, TORUS_A_NODE_ID, id);
 	if (n_coord)
@@ -261,15 +251,13 @@ static int node_set(int argc, char **argv)
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
+static const struct cmd node_cmds[] = {
+	{ "show",	node_show },
+	{ "set",	node_set },
+	{}
+};
+
 int do_node(int argc, char **argv)
 {
-	if (argc < 1 || kw(argv[0], "show"))
-		return node_show(argc ? argc - 1 : 0, argv + (argc ? 1 : 0));
-	if (kw(argv[0], "set"))
-		return node_set(argc - 1, argv + 1);
-	if (kw(argv[0], "help")) {
-		node_usage(stdout);
-		return EXIT_OK;
-	}
-	return unknown_keyword(OBJ, argv[0]);
+	return do_cmds(OBJ, node_cmds, node_usage, argc, argv);
 }

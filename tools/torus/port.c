@@ -10,7 +10,6 @@
 
 #include <linux/torus.h>
 
-#include "json_print.h"
 #include "parse.h"
 #include "records.h"
 #include "tool.h"
@@ -50,21 +49,12 @@ static int port_show(int argc, char **argv)
 	uint32_t port_ifindex = 0;
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
-	int ret;
 
 	while (argc > 0) {
 		if (kw(argv[0], "dev")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "dev", argv[0],
-						 "a device name");
-			dev = argv[0];
+			NEXT_IFNAME(OBJ, "dev", dev);
 		} else if (kw(argv[0], "port")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "port", argv[0],
-						 "a device name");
-			port = argv[0];
+			NEXT_IFNAME(OBJ, "port", port);
 		} else {
 			return unknown_keyword(OBJ, argv[0]);
 		}
@@ -86,32 +76,22 @@ static int port_show(int argc, char **argv)
 		if (ps.node)
 			mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ps.node);
 	}
-
-	new_json_obj(stdout, opts.json, opts.pretty);
-	open_json_array(PRINT_JSON, NULL);
-	ret = nlsock_talk(genl, nlh, show_cb, &ps);
-	close_json_array(PRINT_JSON, NULL);
-	delete_json_obj();
-	return ret ? EXIT_ERR : EXIT_OK;
+	return show_talk(genl, nlh, show_cb, &ps);
 }
 
 static int port_map(int argc, char **argv)
 {
 	uint32_t ports[TORUS_MAX_DIRS];
 	uint8_t dirs[TORUS_MAX_DIRS];
+	const char *dev = NULL, *port;
 	struct nlattr *map, *entry;
-	const char *dev = NULL;
 	unsigned int n = 0, i;
 	uint16_t seen = 0;
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
-	uint32_t ifindex;
 
 	if (argc > 0 && kw(argv[0], "dev")) {
-		NEXT_ARG(OBJ);
-		if (parse_ifname(argv[0]))
-			return bad_value(OBJ, "dev", argv[0], "a device name");
-		dev = argv[0];
+		NEXT_IFNAME(OBJ, "dev", dev);
 		argc--;
 		argv++;
 	}
@@ -124,23 +104,17 @@ static int port_map(int argc, char **argv)
 			return usage_error(OBJ, "direction \"%s\" given twice",
 					   argv[0]);
 		seen |= (uint16_t)(1u << dirs[n]);
-		NEXT_ARG(OBJ);
-		if (parse_ifname(argv[0]))
-			return bad_value(OBJ, "port", argv[0], "a device name");
-		if (dev_ifindex(argv[0], &ports[n]))
+		NEXT_IFNAME(OBJ, "port", port);
+		if (dev_ifindex(port, &ports[n]))
 			return EXIT_ERR;
 		n++;
 		argc--;
 		argv++;
 	}
 
-	if (node_ifindex(dev, &ifindex))
+	nlh = node_msg(dev, TORUS_CMD_PORTMAP_SET, &genl);
+	if (!nlh)
 		return EXIT_ERR;
-	genl = ns_genl();
-	if (!genl)
-		return EXIT_ERR;
-	nlh = mnlg_msg(genl, TORUS_CMD_PORTMAP_SET, 0);
-	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
 	map = mnl_attr_nest_start(nlh, TORUS_A_PORTMAP);
 	for (i = 0; i < n; i++) {
 		entry = mnl_attr_nest_start(nlh, TORUS_A_PORTMAP_ENTRY);
@@ -152,15 +126,13 @@ static int port_map(int argc, char **argv)
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
+static const struct cmd port_cmds[] = {
+	{ "show",	port_show },
+	{ "map",	port_map },
+	{}
+};
+
 int do_port(int argc, char **argv)
 {
-	if (argc < 1 || kw(argv[0], "show"))
-		return port_show(argc ? argc - 1 : 0, argv + (argc ? 1 : 0));
-	if (kw(argv[0], "map"))
-		return port_map(argc - 1, argv + 1);
-	if (kw(argv[0], "help")) {
-		port_usage(stdout);
-		return EXIT_OK;
-	}
-	return unknown_keyword(OBJ, argv[0]);
+	return do_cmds(OBJ, port_cmds, port_usage, argc, argv);
 }

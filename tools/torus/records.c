@@ -86,38 +86,26 @@ static void get_str(const struct nlattr *a, char *buf, size_t len)
 	buf[strnlen(buf, n)] = '\0';
 }
 
-/* per-axis nest (type = axis + 1) of u32; returns the number of axes */
-static unsigned int get_axes_u32(const struct nlattr *nest, uint32_t *vals)
+/*
+ * per-axis nest (type = axis + 1) of u32 into @v32, or of u8 into @v8
+ * when @v32 is NULL; returns the number of axes
+ */
+static unsigned int get_axes(const struct nlattr *nest, uint32_t *v32,
+			     uint8_t *v8)
 {
 	const struct nlattr *a;
 	unsigned int n = 0, axis;
+	bool ok;
 
 	if (!nest)
 		return 0;
 	mnl_attr_for_each_nested(a, nest) {
 		axis = mnl_attr_get_type(a);
-		if (axis < 1 || axis > TORUS_MAX_AXES ||
-		    !get_u32(a, &vals[axis - 1]))
+		if (axis < 1 || axis > TORUS_MAX_AXES)
 			continue;
-		if (axis > n)
-			n = axis;
-	}
-	return n;
-}
-
-static unsigned int get_axes_u8(const struct nlattr *nest, uint8_t *vals)
-{
-	const struct nlattr *a;
-	unsigned int n = 0, axis;
-
-	if (!nest)
-		return 0;
-	mnl_attr_for_each_nested(a, nest) {
-		axis = mnl_attr_get_type(a);
-		if (axis < 1 || axis > TORUS_MAX_AXES ||
-		    !get_u8(a, &vals[axis - 1]))
-			continue;
-		if (axis > n)
+		ok = v32 ? get_u32(a, &v32[axis - 1]) :
+			   get_u8(a, &v8[axis - 1]);
+		if (ok && axis > n)
 			n = axis;
 	}
 	return n;
@@ -157,6 +145,14 @@ static void ifname_of(uint32_t ifindex, char *buf)
 		memcpy(buf, tmp, IF_NAMESIZE);
 }
 
+/* the name in @a, else the name @ifindex has in this netns */
+static void get_ifname(const struct nlattr *a, uint32_t ifindex, char *buf)
+{
+	get_str(a, buf, IF_NAMESIZE);
+	if (!buf[0])
+		ifname_of(ifindex, buf);
+}
+
 int node_rec_parse(const struct nlmsghdr *nlh, struct torus_node_rec *r)
 {
 	const struct nlattr *tb[TORUS_A_MAX + 1] = {};
@@ -165,13 +161,11 @@ int node_rec_parse(const struct nlmsghdr *nlh, struct torus_node_rec *r)
 	if (parse_msg(nlh, tb, TORUS_A_MAX) || !get_u32(tb[TORUS_A_IFINDEX],
 							&r->ifindex))
 		return -1;
-	get_str(tb[TORUS_A_IFNAME], r->ifname, sizeof(r->ifname));
-	if (!r->ifname[0])
-		ifname_of(r->ifindex, r->ifname);
+	get_ifname(tb[TORUS_A_IFNAME], r->ifindex, r->ifname);
 	get_u64(tb[TORUS_A_NODE_ID], &r->id);
-	r->n_coord = get_axes_u32(tb[TORUS_A_COORD], r->coord);
-	r->n_dims = get_axes_u32(tb[TORUS_A_DIMS], r->dims);
-	r->n_wrap = get_axes_u8(tb[TORUS_A_WRAP], r->wrap);
+	r->n_coord = get_axes(tb[TORUS_A_COORD], r->coord, NULL);
+	r->n_dims = get_axes(tb[TORUS_A_DIMS], r->dims, NULL);
+	r->n_wrap = get_axes(tb[TORUS_A_WRAP], NULL, r->wrap);
 	get_u8(tb[TORUS_A_STATE], &r->state);
 	get_u8(tb[TORUS_A_ROLE], &r->role);
 	get_str(tb[TORUS_A_REASON], r->reason, sizeof(r->reason));
@@ -197,9 +191,7 @@ int port_rec_parse(const struct nlmsghdr *nlh, struct torus_port_rec *r)
 		return -1;
 	get_u32(tb[TORUS_A_IFINDEX], &r->node_ifindex);
 	get_str(tb[TORUS_A_IFNAME], r->node_ifname, sizeof(r->node_ifname));
-	get_str(pb[TORUS_PORT_A_IFNAME], r->ifname, sizeof(r->ifname));
-	if (!r->ifname[0])
-		ifname_of(r->ifindex, r->ifname);
+	get_ifname(pb[TORUS_PORT_A_IFNAME], r->ifindex, r->ifname);
 	if (get_u32(pb[TORUS_PORT_A_MASTER], &r->master) && r->master) {
 		if (r->master == r->node_ifindex && r->node_ifname[0])
 			memcpy(r->master_name, r->node_ifname, IF_NAMESIZE);
@@ -232,11 +224,9 @@ int route_rec_parse(const struct nlmsghdr *nlh, struct torus_route_rec *r)
 	    parse_nest(tb[TORUS_A_ROUTE], rb, TORUS_ROUTE_A_MAX))
 		return -1;
 	get_u32(tb[TORUS_A_IFINDEX], &r->ifindex);
-	get_str(tb[TORUS_A_IFNAME], r->ifname, sizeof(r->ifname));
-	if (!r->ifname[0])
-		ifname_of(r->ifindex, r->ifname);
-	r->n_dst = get_axes_u32(rb[TORUS_ROUTE_A_DST], r->dst);
-	r->n_via = get_axes_u32(rb[TORUS_ROUTE_A_VIA], r->via);
+	get_ifname(tb[TORUS_A_IFNAME], r->ifindex, r->ifname);
+	r->n_dst = get_axes(rb[TORUS_ROUTE_A_DST], r->dst, NULL);
+	r->n_via = get_axes(rb[TORUS_ROUTE_A_VIA], r->via, NULL);
 	r->has_dir = get_u8(rb[TORUS_ROUTE_A_DIR], &r->dir);
 	r->has_next_dir = get_u8(rb[TORUS_ROUTE_A_NEXT_DIR], &r->next_dir);
 	if (get_u32(rb[TORUS_ROUTE_A_NEXT_PORT], &r->next_port))
@@ -269,6 +259,28 @@ static void print_dir(const char *key, const char *text, uint8_t dir)
 	char buf[DIR_STR_LEN];
 
 	print_string_or_null(PRINT_ANY, key, text, format_dir(dir, buf));
+}
+
+/* the counters line: @type PRINT_ANY for members too, PRINT_FP text only */
+static void print_counters(enum output_type type,
+			   const struct torus_stats_rec *s, bool fwd)
+{
+	print_u64(type, "rx_packets", "    rx_packets %" PRIu64, s->rx_packets);
+	print_u64(type, "rx_bytes", " rx_bytes %" PRIu64, s->rx_bytes);
+	print_u64(type, "tx_packets", " tx_packets %" PRIu64, s->tx_packets);
+	print_u64(type, "tx_bytes", " tx_bytes %" PRIu64, s->tx_bytes);
+	if (fwd)
+		print_u64(type, "fwd_packets", " fwd_packets %" PRIu64,
+			  s->fwd_packets);
+	print_u64(type, "drops", " drops %" PRIu64, s->drops);
+	print_nl();
+}
+
+/* a record's "ifindex: ifname:" */
+static void print_ifname(uint32_t ifindex, const char *ifname)
+{
+	print_uint(PRINT_ANY, "ifindex", "%u: ", ifindex);
+	print_string(PRINT_ANY, "ifname", "%s:", ifname);
 }
 
 static void print_drops(const struct torus_stats_rec *s, int stats)
@@ -312,8 +324,7 @@ void node_rec_print_fields(const struct torus_node_rec *r, int stats)
 	unsigned int i;
 	int off = 0;
 
-	print_uint(PRINT_ANY, "ifindex", "%u: ", r->ifindex);
-	print_string(PRINT_ANY, "ifname", "%s:", r->ifname);
+	print_ifname(r->ifindex, r->ifname);
 	print_string(PRINT_ANY, "state", " state %s", format_state(r->state));
 	print_string(PRINT_ANY, "role", " role %s", format_role(r->role));
 	print_u64(PRINT_ANY, "id", " id %" PRIu64, r->id);
@@ -342,16 +353,7 @@ void node_rec_print_fields(const struct torus_node_rec *r, int stats)
 	if (!stats)
 		return;
 	open_json_object("stats");
-	print_u64(PRINT_ANY, "rx_packets", "    rx_packets %" PRIu64,
-		  s->rx_packets);
-	print_u64(PRINT_ANY, "rx_bytes", " rx_bytes %" PRIu64, s->rx_bytes);
-	print_u64(PRINT_ANY, "tx_packets", " tx_packets %" PRIu64,
-		  s->tx_packets);
-	print_u64(PRINT_ANY, "tx_bytes", " tx_bytes %" PRIu64, s->tx_bytes);
-	print_u64(PRINT_ANY, "fwd_packets", " fwd_packets %" PRIu64,
-		  s->fwd_packets);
-	print_u64(PRINT_ANY, "drops", " drops %" PRIu64, s->drops);
-	print_nl();
+	print_counters(PRINT_ANY, s, true);
 	print_drops(s, stats);
 	close_json_object();
 }
@@ -368,8 +370,7 @@ void port_rec_print_fields(const struct torus_port_rec *r, int stats)
 	const struct torus_stats_rec *s = &r->stats;
 	char pct[PCT_STR_LEN];
 
-	print_uint(PRINT_ANY, "ifindex", "%u: ", r->ifindex);
-	print_string(PRINT_ANY, "ifname", "%s:", r->ifname);
+	print_ifname(r->ifindex, r->ifname);
 	print_string_or_null(PRINT_ANY, "master", " master %s",
 			     r->master_name[0] ? r->master_name : NULL);
 	print_dir("dir", " dir %s", r->label);
@@ -397,16 +398,8 @@ void port_rec_print_fields(const struct torus_port_rec *r, int stats)
 	print_u64(PRINT_JSON, "drops", NULL, s->drops);
 	if (!stats)
 		return;
-	if (!is_json_context()) {
-		print_u64(PRINT_FP, NULL, "    rx_packets %" PRIu64,
-			  s->rx_packets);
-		print_u64(PRINT_FP, NULL, " rx_bytes %" PRIu64, s->rx_bytes);
-		print_u64(PRINT_FP, NULL, " tx_packets %" PRIu64,
-			  s->tx_packets);
-		print_u64(PRINT_FP, NULL, " tx_bytes %" PRIu64, s->tx_bytes);
-		print_u64(PRINT_FP, NULL, " drops %" PRIu64, s->drops);
-		print_nl();
-	}
+	/* JSON has the counters above, in any case */
+	print_counters(PRINT_FP, s, false);
 	print_drops(s, stats);
 }
 

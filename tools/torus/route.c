@@ -49,11 +49,7 @@ static int parse_route_args(int argc, char **argv, struct route_args *a,
 {
 	while (argc > 0) {
 		if (kw(argv[0], "dev")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "dev", argv[0],
-						 "a device name");
-			a->dev = argv[0];
+			NEXT_IFNAME(OBJ, "dev", a->dev);
 		} else if (full && kw(argv[0], "via")) {
 			NEXT_ARG(OBJ);
 			a->n_via = parse_coord(argv[0], a->via);
@@ -84,24 +80,13 @@ static int parse_route_args(int argc, char **argv, struct route_args *a,
 	return EXIT_OK;
 }
 
-static void put_axes(struct nlmsghdr *nlh, uint16_t type,
-		     const uint32_t *vals, int n)
-{
-	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
-	int i;
-
-	for (i = 0; i < n; i++)
-		mnl_attr_put_u32(nlh, TORUS_AXIS_A(i), vals[i]);
-	mnl_attr_nest_end(nlh, nest);
-}
-
 static void put_route(struct nlmsghdr *nlh, const struct route_args *a)
 {
 	struct nlattr *nest = mnl_attr_nest_start(nlh, TORUS_A_ROUTE);
 
-	put_axes(nlh, TORUS_ROUTE_A_DST, a->dst, a->n_dst);
+	put_axes_u32(nlh, TORUS_ROUTE_A_DST, a->dst, a->n_dst);
 	if (a->n_via)
-		put_axes(nlh, TORUS_ROUTE_A_VIA, a->via, a->n_via);
+		put_axes_u32(nlh, TORUS_ROUTE_A_VIA, a->via, a->n_via);
 	if (a->has_dir)
 		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_DIR, a->dir);
 	mnl_attr_nest_end(nlh, nest);
@@ -133,27 +118,17 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 
 static int route_show(int argc, char **argv)
 {
-	struct route_args a = {};
 	struct torus_route_rec r;
 	struct node_list *l;
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
+	const char *dev;
 	unsigned int i;
 	int ret;
 
-	while (argc > 0) {
-		if (kw(argv[0], "dev")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "dev", argv[0],
-						 "a device name");
-			a.dev = argv[0];
-		} else {
-			return unknown_keyword(OBJ, argv[0]);
-		}
-		argc--;
-		argv++;
-	}
+	ret = parse_dev_arg(OBJ, argc, argv, &dev);
+	if (ret)
+		return ret;
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return EXIT_ERR;
@@ -161,8 +136,8 @@ static int route_show(int argc, char **argv)
 	genl = ns_genl();
 	if (!genl)
 		goto out;
-	if (a.dev) {
-		if (dev_ifindex(a.dev, &l->ifindex[0]))
+	if (dev) {
+		if (dev_ifindex(dev, &l->ifindex[0]))
 			goto out;
 		l->n = 1;
 	} else {
@@ -173,16 +148,14 @@ static int route_show(int argc, char **argv)
 	}
 
 	ret = EXIT_OK;
-	new_json_obj(stdout, opts.json, opts.pretty);
-	open_json_array(PRINT_JSON, NULL);
+	show_begin();
 	for (i = 0; i < l->n; i++) {
 		nlh = mnlg_msg(genl, TORUS_CMD_ROUTE_GET, NLM_F_DUMP);
 		mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, l->ifindex[i]);
 		if (nlsock_talk(genl, nlh, show_cb, &r))
 			ret = EXIT_ERR;
 	}
-	close_json_array(PRINT_JSON, NULL);
-	delete_json_obj();
+	show_end();
 out:
 	free(l);
 	return ret;
@@ -215,7 +188,6 @@ static int route_get(int argc, char **argv)
 	struct get_ctx g = { .a = &a };
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
-	uint32_t ifindex;
 	int ret;
 
 	ret = parse_route_args(argc, argv, &a, false);
@@ -223,13 +195,9 @@ static int route_get(int argc, char **argv)
 		return ret;
 	if (!a.n_dst)
 		return usage_error(OBJ, "missing COORD");
-	if (node_ifindex(a.dev, &ifindex))
+	nlh = node_msg(a.dev, TORUS_CMD_ROUTE_GET, &genl);
+	if (!nlh)
 		return EXIT_ERR;
-	genl = ns_genl();
-	if (!genl)
-		return EXIT_ERR;
-	nlh = mnlg_msg(genl, TORUS_CMD_ROUTE_GET, 0);
-	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
 	put_route(nlh, &a);
 
 	new_json_obj(stdout, opts.json, opts.pretty);
@@ -247,7 +215,6 @@ static int route_modify(int argc, char **argv, uint8_t cmd)
 	struct route_args a = {};
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
-	uint32_t ifindex;
 	int ret;
 
 	ret = parse_route_args(argc, argv, &a, cmd == TORUS_CMD_ROUTE_SET);
@@ -259,31 +226,34 @@ static int route_modify(int argc, char **argv, uint8_t cmd)
 		if (!a.n_via && !a.has_dir)
 			return usage_error(OBJ, "missing \"via COORD\" or \"dir DIR\"");
 	}
-	if (node_ifindex(a.dev, &ifindex))
+	nlh = node_msg(a.dev, cmd, &genl);
+	if (!nlh)
 		return EXIT_ERR;
-	genl = ns_genl();
-	if (!genl)
-		return EXIT_ERR;
-	nlh = mnlg_msg(genl, cmd, 0);
-	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
 	if (a.n_dst)
 		put_route(nlh, &a);
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
+static int route_add(int argc, char **argv)
+{
+	return route_modify(argc, argv, TORUS_CMD_ROUTE_SET);
+}
+
+static int route_del(int argc, char **argv)
+{
+	return route_modify(argc, argv, TORUS_CMD_ROUTE_DEL);
+}
+
+static const struct cmd route_cmds[] = {
+	{ "show",	route_show },
+	{ "get",	route_get },
+	{ "add",	route_add },
+	{ "del",	route_del },
+	{ "delete",	route_del },
+	{}
+};
+
 int do_route(int argc, char **argv)
 {
-	if (argc < 1 || kw(argv[0], "show"))
-		return route_show(argc ? argc - 1 : 0, argv + (argc ? 1 : 0));
-	if (kw(argv[0], "get"))
-		return route_get(argc - 1, argv + 1);
-	if (kw(argv[0], "add"))
-		return route_modify(argc - 1, argv + 1, TORUS_CMD_ROUTE_SET);
-	if (kw(argv[0], "del") || kw(argv[0], "delete"))
-		return route_modify(argc - 1, argv + 1, TORUS_CMD_ROUTE_DEL);
-	if (kw(argv[0], "help")) {
-		route_usage(stdout);
-		return EXIT_OK;
-	}
-	return unknown_keyword(OBJ, argv[0]);
+	return do_cmds(OBJ, route_cmds, route_usage, argc, argv);
 }

@@ -25,43 +25,26 @@ void stats_usage(FILE *f)
 
 static int stats_reset(int argc, char **argv)
 {
-	const char *dev = NULL;
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
-	uint32_t ifindex;
+	const char *dev;
+	int ret;
 
-	while (argc > 0) {
-		if (kw(argv[0], "dev")) {
-			NEXT_ARG(OBJ);
-			if (parse_ifname(argv[0]))
-				return bad_value(OBJ, "dev", argv[0],
-						 "a device name");
-			dev = argv[0];
-		} else {
-			return unknown_keyword(OBJ, argv[0]);
-		}
-		argc--;
-		argv++;
-	}
-	if (node_ifindex(dev, &ifindex))
+	ret = parse_dev_arg(OBJ, argc, argv, &dev);
+	if (ret)
+		return ret;
+	nlh = node_msg(dev, TORUS_CMD_STATS_RESET, &genl);
+	if (!nlh)
 		return EXIT_ERR;
-	genl = ns_genl();
-	if (!genl)
-		return EXIT_ERR;
-	nlh = mnlg_msg(genl, TORUS_CMD_STATS_RESET, 0);
-	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
+static const struct cmd stats_cmds[] = {
+	{ "reset",	stats_reset },
+	{}
+};
+
 int do_stats(int argc, char **argv)
 {
-	if (argc < 1)
-		return usage_error(OBJ, "missing command");
-	if (kw(argv[0], "reset"))
-		return stats_reset(argc - 1, argv + 1);
-	if (kw(argv[0], "help")) {
-		stats_usage(stdout);
-		return EXIT_OK;
-	}
-	return unknown_keyword(OBJ, argv[0]);
+	return do_cmds(OBJ, stats_cmds, stats_usage, argc, argv);
 }

@@ -13,6 +13,7 @@
 #include <net/if.h>
 
 #include "mnlg.h"
+#include "parse.h"
 
 #ifndef TORUS_TOOL_VERSION
 #define TORUS_TOOL_VERSION	"0.1"
@@ -54,6 +55,53 @@ static inline bool kw(const char *arg, const char *keyword)
 					   argv[-1]);			\
 	} while (0)
 
+/*
+ * take the device name after the keyword at *argv into @name, or fail
+ * with a usage error about an invalid @what
+ */
+#define NEXT_IFNAME(object, what, name)					\
+	do {								\
+		NEXT_ARG(object);					\
+		if (parse_ifname(argv[0]))				\
+			return bad_value(object, what, argv[0],		\
+					 "a device name");		\
+		name = argv[0];						\
+	} while (0)
+
+/* "[ dev DEV ]" and nothing else; *dev is NULL without it */
+int parse_dev_arg(const char *object, int argc, char **argv,
+		  const char **dev);
+/*
+ * "[ dev ] NAME ...": the device a command names first, into *name, with
+ * *pargc and *pargv moved past it; @meta and @what name it in the errors
+ * ("missing NAME", "invalid name ...")
+ */
+int parse_name_arg(const char *object, const char *meta, const char *what,
+		   int *pargc, char ***pargv, const char **name);
+
+/* an object's commands, ending with an empty entry */
+struct cmd {
+	const char	*name;
+	int		(*func)(int argc, char **argv);
+};
+
+/*
+ * run the command at argv[0] with the arguments after it; "help" prints
+ * @usage.  Without a command a "show" entry runs, if @cmds has one.
+ */
+int do_cmds(const char *object, const struct cmd *cmds,
+	    void (*usage)(FILE *f), int argc, char **argv);
+
+/*
+ * send @nlh and print the records of the replies with @cb: a JSON array,
+ * one after another in text.  show_begin() and show_end() around several
+ * requests.  Returns the exit status.
+ */
+void show_begin(void);
+void show_end(void);
+int show_talk(struct nlsock *nls, struct nlmsghdr *nlh, mnl_cb_t cb,
+	      void *data);
+
 /* netns.c: network namespaces and the sockets opened in each */
 int ns_init(const char *base);		/* the -n NETNS option, or NULL */
 int ns_switch(const char *name);	/* NULL: back to the base netns */
@@ -68,6 +116,16 @@ void ns_fini(void);
 int node_ifindex(const char *name, uint32_t *ifindex);
 /* a device in the current netns; prints the error */
 int dev_ifindex(const char *name, uint32_t *ifindex);
+/*
+ * a @cmd request for the node device (see node_ifindex()) with its
+ * TORUS_A_IFINDEX, on the torus socket put in *genl; NULL after printing
+ * the error
+ */
+struct nlmsghdr *node_msg(const char *dev, uint8_t cmd,
+			  struct nlsock **genl);
+/* a per-axis nest (type = axis + 1) of u32 values */
+void put_axes_u32(struct nlmsghdr *nlh, uint16_t type, const uint32_t *vals,
+		  int n);
 
 
 /* objects: @argv starts after the object name */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * torus.c - the torus control tool: global options, the object dispatch
- * table and batch mode
+ * table, the argument and command helpers the objects share, batch mode
  *
  *	torus [OPTIONS] OBJECT { COMMAND | help }
  */
@@ -13,6 +13,7 @@
 
 #include <linux/torus.h>
 
+#include "json_print.h"
 #include "parse.h"
 #include "tool.h"
 
@@ -81,6 +82,83 @@ int bad_value(const char *object, const char *kw, const char *val,
 {
 	return usage_error(object, "invalid %s \"%s\"%s%s", kw, val,
 			   what ? ": expected " : "", what ? what : "");
+}
+
+int parse_dev_arg(const char *object, int argc, char **argv,
+		  const char **dev)
+{
+	*dev = NULL;
+	while (argc > 0) {
+		if (!kw(argv[0], "dev"))
+			return unknown_keyword(object, argv[0]);
+		NEXT_IFNAME(object, "dev", *dev);
+		argc--;
+		argv++;
+	}
+	return EXIT_OK;
+}
+
+int parse_name_arg(const char *object, const char *meta, const char *what,
+		   int *pargc, char ***pargv, const char **name)
+{
+	int argc = *pargc;
+	char **argv = *pargv;
+
+	if (argc > 0 && kw(argv[0], "dev"))
+		NEXT_ARG(object);
+	if (argc < 1)
+		return usage_error(object, "missing %s", meta);
+	if (parse_ifname(argv[0]))
+		return bad_value(object, what, argv[0], "a device name");
+	*name = argv[0];
+	*pargc = argc - 1;
+	*pargv = argv + 1;
+	return EXIT_OK;
+}
+
+int do_cmds(const char *object, const struct cmd *cmds,
+	    void (*usage)(FILE *f), int argc, char **argv)
+{
+	const char *name = argc > 0 ? argv[0] : "show";
+	const struct cmd *c;
+
+	for (c = cmds; c->name; c++) {
+		if (!kw(name, c->name))
+			continue;
+		if (argc < 1)
+			return c->func(0, argv);
+		return c->func(argc - 1, argv + 1);
+	}
+	if (argc < 1)
+		return usage_error(object, "missing command");
+	if (kw(argv[0], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	return unknown_keyword(object, argv[0]);
+}
+
+void show_begin(void)
+{
+	new_json_obj(stdout, opts.json, opts.pretty);
+	open_json_array(PRINT_JSON, NULL);
+}
+
+void show_end(void)
+{
+	close_json_array(PRINT_JSON, NULL);
+	delete_json_obj();
+}
+
+int show_talk(struct nlsock *nls, struct nlmsghdr *nlh, mnl_cb_t cb,
+	      void *data)
+{
+	int ret;
+
+	show_begin();
+	ret = nlsock_talk(nls, nlh, cb, data);
+	show_end();
+	return ret ? EXIT_ERR : EXIT_OK;
 }
 
 static const struct object *find_object(const char *name)
