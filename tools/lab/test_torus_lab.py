@@ -389,8 +389,9 @@ def test_ping_plan():
 
 
 def main():
-    print("# lab unit tests: %d passed, %d failed" %
-          (results["pass"], results["fail"]))
+    # not "N passed, N failed": only tests/run prints the summary line
+    print("# lab unit tests: %d of %d pass" %
+          (results["pass"], results["pass"] + results["fail"]))
     return 1 if results["fail"] else 0
 
 
