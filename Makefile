@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # torus — top-level build and test entry points.
 #
 #   make            module + tools           make check   deps, all, all tests

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/bench/bench-sim.sh — torus-sim at Blue Gene/L scale (make bench-sim).
 #
 #   tests/bench/bench-sim.sh            uses build/bin/torus-sim

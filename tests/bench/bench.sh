@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/bench/bench.sh — torus fabric vs. veth + ip_forward, in one VM run.
 #
 #   make bench                          # builds, then runs this in the VM

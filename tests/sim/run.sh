@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/sim/run.sh — torus-sim at small sizes (make check).
 #
 #   tests/sim/run.sh                 uses build/bin/torus-sim

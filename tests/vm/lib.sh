@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/vm/lib.sh — helpers for scripts run in the test VM (POSIX sh).
 #
 #   . "$(dirname "$0")/lib.sh"      # or: . tests/vm/lib.sh (cwd = repo root)
