@@ -419,8 +419,13 @@ static void tc_elect(struct tc_node *n)
 	}
 	if (best < 0)
 		return;
-	if (tc_ranks_above(n, &n->nbr[best]))
+	if (tc_ranks_above(n, &n->nbr[best]) &&
+	    n->nbr[best].leader == n->leader) {
+		/* our frame got placed: keep our place in it */
+		n->flags |= TN_PLACED | TN_DIRTY;
+	} else if (tc_ranks_above(n, &n->nbr[best])) {
 		tc_follow(n, best);
+	}
 	else if (n->nbr[best].leader == n->leader &&
 		 !tc_frame_complete(n, n->R))
 		tc_follow(n, best);	/* a new port needs an orientation */
@@ -688,6 +693,7 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 	if (v->state == TC_FAILED || v->state == TC_DISCOVERING)
 		return;
 
+	memcpy(v->offset, n->coord, n->cfg.ndims * sizeof(int16_t));
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int ext, c;
 

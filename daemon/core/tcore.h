@@ -95,6 +95,8 @@ struct tc_output {
  * @wrap: bit per axis: ring (torus) rather than line (mesh)
  * @portmap: global direction -> local port label, TORUS_DIR_NONE when
  *	unmapped; valid from TC_ORIENTED on
+ * @offset: displacement from the leader in its frame, before extents
+ *	are known (Lemma 2 of the paper: final after distance-many rounds)
  * @generation: bumped whenever anything above changes
  */
 struct tc_view {
@@ -107,6 +109,7 @@ struct tc_view {
 	uint16_t dims[TC_MAX_AXES];
 	uint8_t wrap;
 	uint8_t portmap[TC_MAX_PORTS];
+	int16_t offset[TC_MAX_AXES];
 	uint32_t generation;
 };
 

@@ -97,6 +97,17 @@ static void eng_send(void *ctx, uint8_t port, const uint8_t *msg, size_t len)
 	e->sent++;
 }
 
+/* what "rounds_coords" tracks: the frame and the place in it */
+static uint64_t offset_hash(const struct tc_view *v)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ v->leader;
+	unsigned int i;
+
+	for (i = 0; i < TC_MAX_AXES && i < v->ndims; i++)
+		h = (h ^ (uint16_t)v->offset[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 /* what "rounds" tracks: where the node is and how it is oriented */
 static uint64_t view_hash(const struct tc_view *v)
 {
@@ -547,7 +558,8 @@ int sim_run(const struct sim_world *w, struct sim_result *r)
 	struct tc_stats st;
 	uint32_t n = w->nnodes, u, t, cap, quiet = 0, idle = 0, stall;
 	uint32_t *gen = NULL, *last_change = NULL, *last_state = NULL;
-	uint64_t *hash = NULL, tx_msgs = 0, tx_bytes = 0, sent0;
+	uint32_t *last_offset = NULL;
+	uint64_t *hash = NULL, *ohash = NULL, tx_msgs = 0, tx_bytes = 0, sent0;
 	uint8_t *state = NULL;
 	double t0 = now(), t1;
 	int err = 0;
@@ -569,10 +581,13 @@ int sim_run(const struct sim_world *w, struct sim_result *r)
 	e.nodes = aligned_alloc(64, ((e.nsize * n) + 63) & ~(size_t)63);
 	gen = malloc(sizeof(*gen) * n);
 	last_change = calloc(n, sizeof(*last_change));
+	last_offset = calloc(n, sizeof(*last_offset));
+	ohash = calloc(n, sizeof(*ohash));
 	last_state = calloc(n, sizeof(*last_state));
 	hash = malloc(sizeof(*hash) * n);
 	state = malloc(n);
 	if (!e.nodes || !gen || !last_change || !last_state || !hash ||
+	    !last_offset || !ohash ||
 	    !state) {
 		fprintf(stderr, "torus-sim: out of memory for %u nodes\n", n);
 		err = -ENOMEM;
@@ -659,6 +674,11 @@ int sim_run(const struct sim_world *w, struct sim_result *r)
 					hash[u] = h;
 					last_change[u] = t;
 				}
+				h = offset_hash(&v);
+				if (h != ohash[u]) {
+					ohash[u] = h;
+					last_offset[u] = t;
+				}
 			}
 			if (v.state != state[u]) {
 				state[u] = v.state;
@@ -703,6 +723,8 @@ int sim_run(const struct sim_world *w, struct sim_result *r)
 		r->bad_rx += st.bad_rx;
 		if (last_change[u] > r->rounds)
 			r->rounds = last_change[u];
+		if (last_offset[u] > r->rounds_coords)
+			r->rounds_coords = last_offset[u];
 		if (!is_final(v.state))
 			r->converged = false;
 		if (v.state == TC_PLACED) {
@@ -737,6 +759,8 @@ out:
 	free(e.q[1].buf);
 	free(gen);
 	free(last_change);
+	free(last_offset);
+	free(ohash);
 	free(last_state);
 	free(hash);
 	free(state);

@@ -470,9 +470,10 @@ static void json_run(FILE *f, const struct sim_result *r,
 		     const struct run_info *ri)
 {
 	fprintf(f, "{\"seed\": %llu, \"live\": %u, \"faulty_diameter\": %u, "
-		"\"quiet_ticks\": %u, \"rounds\": %u, \"rounds_to_placed\": ",
+		"\"quiet_ticks\": %u, \"rounds\": %u, \"rounds_coords\": %u, "
+		"\"rounds_to_placed\": ",
 		(unsigned long long)r->seed, r->live, ri->faulty_diameter,
-		ri->quiet, r->rounds);
+		ri->quiet, r->rounds, r->rounds_coords);
 	if (r->rounds_to_placed < 0)
 		fprintf(f, "null");
 	else
@@ -551,6 +552,8 @@ int main(int argc, char **argv)
 		tot.wall_s += r->wall_s;
 		if (r->rounds > tot.rounds)
 			tot.rounds = r->rounds;
+		if (r->rounds_coords > tot.rounds_coords)
+			tot.rounds_coords = r->rounds_coords;
 		if (r->rounds_run > tot.rounds_run)
 			tot.rounds_run = r->rounds_run;
 		if (rtp >= 0)
@@ -594,10 +597,11 @@ int main(int argc, char **argv)
 			"\"link_fail\": %g, \"seed\": %llu, \"runs\": %u, "
 			"\"nodes\": %u, \"live\": %u, \"diameter\": %u, "
 			"\"quiet_ticks\": %u, \"rounds\": %u, "
-			"\"rounds_to_placed\": ",
+			"\"rounds_coords\": %u, \"rounds_to_placed\": ",
 			miswire_names[o.miswire], o.node_fail, o.link_fail,
 			(unsigned long long)o.seed, o.runs, res[0].nodes,
-			tot.live, ri[0].diameter, ri[0].quiet, tot.rounds);
+			tot.live, ri[0].diameter, ri[0].quiet, tot.rounds,
+			tot.rounds_coords);
 		if (rtp < 0)
 			fprintf(f, "null");
 		else
@@ -662,6 +666,10 @@ int main(int argc, char **argv)
 		       tot.rounds, (int)tot.rounds - (int)ri[0].diameter,
 		       ri[0].diameter ? (double)tot.rounds / ri[0].diameter :
 		       0.0, (long long)rtp, tot.rounds_run);
+		printf("  coordinates    final at round %u = diameter %+d "
+		       "(frame and offset from the leader); extents after\n",
+		       tot.rounds_coords,
+		       (int)tot.rounds_coords - (int)ri[0].diameter);
 		printf("messages/node    %.2f, bytes/node %.1f\n",
 		       msgs / o.runs, bytes / o.runs);
 		printf("memory/node      %zu bytes core state (tc_node_size) "

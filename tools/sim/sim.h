@@ -86,6 +86,7 @@ struct sim_result {
 	uint32_t nodes, live;
 	uint32_t rounds;		/* last change of coord/dims/portmap */
 	int64_t rounds_to_placed;	/* -1: not all final */
+	uint32_t rounds_coords;	/* last change of a leader or an offset */
 	uint32_t rounds_run;		/* rounds simulated */
 	const char *stop;		/* why the loop stopped */
 	bool converged;
