@@ -419,16 +419,16 @@ static void tc_elect(struct tc_node *n)
 	}
 	if (best < 0)
 		return;
-	if (tc_ranks_above(n, &n->nbr[best]) &&
-	    n->nbr[best].leader == n->leader) {
-		/* our frame got placed: keep our place in it */
-		n->flags |= TN_PLACED | TN_DIRTY;
-	} else if (tc_ranks_above(n, &n->nbr[best])) {
-		tc_follow(n, best);
-	}
-	else if (n->nbr[best].leader == n->leader &&
-		 !tc_frame_complete(n, n->R))
+	if (tc_ranks_above(n, &n->nbr[best])) {
+		if (n->nbr[best].leader == n->leader)
+			/* our frame got placed: keep our place in it */
+			n->flags |= TN_PLACED | TN_DIRTY;
+		else
+			tc_follow(n, best);
+	} else if (n->nbr[best].leader == n->leader &&
+		   !tc_frame_complete(n, n->R)) {
 		tc_follow(n, best);	/* a new port needs an orientation */
+	}
 }
 
 static bool tc_in_frame(const struct tc_node *n)
