@@ -33,6 +33,7 @@ static struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_IFINDEX]	= { .type = NLA_U32 },
 	[TORUS_A_IFNAME]	= { .type = NLA_STRING },
 	[TORUS_A_NODE_ID]	= { .type = NLA_U64 },
+	[TORUS_A_LEADER]	= { .type = NLA_U64 },
 	[TORUS_A_COORD]		= { .type = NLA_NESTED },
 	[TORUS_A_DIMS]		= { .type = NLA_NESTED },
 	[TORUS_A_WRAP]		= { .type = NLA_NESTED },
@@ -378,6 +379,8 @@ static int parse_node(struct nlattr **tb, struct td_knode *kn)
 	kn->ifindex = nla_get_u32(tb[TORUS_A_IFINDEX]);
 	if (tb[TORUS_A_NODE_ID])
 		kn->id = nla_get_u64(tb[TORUS_A_NODE_ID]);
+	if (tb[TORUS_A_LEADER])
+		kn->leader = nla_get_u64(tb[TORUS_A_LEADER]);
 	if (tb[TORUS_A_STATE])
 		kn->state = nla_get_u8(tb[TORUS_A_STATE]);
 	if (tb[TORUS_A_ROLE])
@@ -505,6 +508,7 @@ int td_nl_node_set(struct td_nl *nl, uint32_t ifindex,
 	if (!msg)
 		return no_msg(nl, TORUS_CMD_NODE_SET);
 	if ((r->id && nla_put_u64(msg, TORUS_A_NODE_ID, r->id)) ||
+	    (r->leader && nla_put_u64(msg, TORUS_A_LEADER, r->leader)) ||
 	    nla_put_u8(msg, TORUS_A_STATE, r->state) ||
 	    nla_put_u8(msg, TORUS_A_ROLE, r->role) ||
 	    (r->reason && nla_put_string(msg, TORUS_A_REASON, r->reason)))

@@ -41,6 +41,7 @@ struct td_kport {
 struct td_knode {
 	uint32_t	ifindex;
 	uint64_t	id;
+	uint64_t	leader;		/* frame of the coordinates, 0: none */
 	uint8_t		state;
 	uint8_t		role;
 	char		reason[TC_REASON_LEN];
@@ -54,6 +55,7 @@ struct td_knode {
 /* a TORUS_CMD_NODE_SET request */
 struct td_node_req {
 	uint64_t	id;		/* 0: leave */
+	uint64_t	leader;		/* 0: leave */
 	uint8_t		state;
 	uint8_t		role;
 	const char	*reason;	/* NULL: leave ("" clears) */

@@ -577,6 +577,41 @@ static int core_start(struct torusd *d)
 	return 0;
 }
 
+/*
+ * The kernel still holds a placement from before a restart: start the
+ * core in it (its leader, coordinates, extents and port map), so the
+ * fabric does not move.  False if it cannot be resumed.
+ */
+static bool core_resume(struct torusd *d, const struct td_knode *kn)
+{
+	struct tc_view v;
+	unsigned int i, l;
+	int err;
+
+	if (!kn->leader || !kn->ndims)
+		return false;
+	memset(&v, 0, sizeof(v));
+	v.leader = kn->leader;
+	v.ndims = kn->ndims;
+	v.wrap = kn->wrap;
+	memcpy(v.coord, kn->coord, sizeof(v.coord));
+	memcpy(v.dims, kn->dims, sizeof(v.dims));
+	memset(v.portmap, TORUS_DIR_NONE, sizeof(v.portmap));
+	for (i = 0; i < TORUS_MAX_DIRS; i++) {
+		if (!d->kmap[i])
+			continue;
+		for (l = 0; l < TC_MAX_PORTS; l++)
+			if (d->ports[l].present &&
+			    d->ports[l].ifindex == d->kmap[i])
+				v.portmap[i] = (uint8_t)l;
+	}
+	err = tc_node_restore(d->node, &v);
+	if (err)
+		log_warn("cannot resume the kernel's placement (%s): discovering anew",
+			 strerror(-err));
+	return !err;
+}
+
 /* ---- the kernel ---- */
 
 static bool kernel_matches(const struct torusd *d, const struct td_knode *kn,
@@ -585,7 +620,8 @@ static bool kernel_matches(const struct torusd *d, const struct td_knode *kn,
 {
 	unsigned int i;
 
-	if (kn->state != r->state || kn->id != r->id || kn->role != r->role)
+	if (kn->state != r->state || kn->id != r->id || kn->role != r->role ||
+	    (r->leader && kn->leader != r->leader))
 		return false;
 	if (r->reason && strncmp(kn->reason, r->reason, TC_REASON_LEN - 1))
 		return false;
@@ -677,6 +713,7 @@ static void kernel_sync(struct torusd *d)
 	switch (v->state) {
 	case TC_PLACED:
 		r.reason = "";
+		r.leader = v->leader;
 		r.geom = true;
 		r.ndims = v->ndims;
 		for (i = 0; i < v->ndims && i < TC_MAX_AXES; i++) {
@@ -1174,8 +1211,12 @@ static int setup(struct torusd *d)
 
 		fmt_coord(c, sizeof(c), kn.coord, kn.ndims);
 		fmt_dims(dm, sizeof(dm), kn.dims, kn.wrap, kn.ndims);
-		log_notice("%s is placed at (%s) in %s already: it keeps forwarding until discovery completes",
-			   d->opts.ifname, c, dm);
+		if (core_resume(d, &kn))
+			log_notice("%s is placed at (%s) in %s already: discovery resumes from there",
+				   d->opts.ifname, c, dm);
+		else
+			log_notice("%s is placed at (%s) in %s already: it keeps forwarding until discovery completes",
+				   d->opts.ifname, c, dm);
 	} else {
 		struct td_node_req r = {
 			.id = d->id,

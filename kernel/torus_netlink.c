@@ -75,6 +75,7 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 							&torus_loss_range),
 	[TORUS_A_ROUTE]		= NLA_POLICY_NESTED(torus_route_policy),
 	[TORUS_A_GENERATION]	= { .type = NLA_REJECT },
+	[TORUS_A_LEADER]	= { .type = NLA_U64 },
 };
 
 /* ---- parsing helpers ---- */
@@ -256,6 +257,7 @@ static int torus_nl_fill_node(struct sk_buff *skb, struct torus_node *node,
 	if (nla_put_u32(skb, TORUS_A_IFINDEX, node->dev->ifindex) ||
 	    nla_put_string(skb, TORUS_A_IFNAME, node->dev->name) ||
 	    nla_put_u64_64bit(skb, TORUS_A_NODE_ID, node->id, TORUS_A_PAD) ||
+	    nla_put_u64_64bit(skb, TORUS_A_LEADER, node->leader, TORUS_A_PAD) ||
 	    nla_put_u8(skb, TORUS_A_STATE, node->state) ||
 	    nla_put_u8(skb, TORUS_A_ROLE, node->role) ||
 	    nla_put_string(skb, TORUS_A_REASON, node->reason) ||
@@ -561,6 +563,8 @@ static int torus_nl_node_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (attrs[TORUS_A_NODE_ID])
 		node->id = nla_get_u64(attrs[TORUS_A_NODE_ID]);
+	if (attrs[TORUS_A_LEADER])
+		node->leader = nla_get_u64(attrs[TORUS_A_LEADER]);
 	if (attrs[TORUS_A_HOP_LIMIT])
 		node->hop_limit = nla_get_u8(attrs[TORUS_A_HOP_LIMIT]);
 	if (attrs[TORUS_A_REASON])

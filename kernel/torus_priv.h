@@ -114,6 +114,7 @@ struct torus_fib {
  * @routes: route exceptions (RCU; written under RTNL)
  * @stats: node counters
  * @id: unique node id
+ * @leader: id of the leader of the frame the coordinates are in
  * @state: enum torus_node_state
  * @role: enum torus_node_role
  * @hop_limit: configured hop limit, 0 for the default
@@ -127,6 +128,7 @@ struct torus_node {
 	struct torus_rtable __rcu *routes;
 	struct torus_pcpu_stats __percpu *stats;
 	u64 id;
+	u64 leader;
 	u8 state;
 	u8 role;
 	u8 hop_limit;

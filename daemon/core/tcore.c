@@ -141,6 +141,44 @@ static bool tc_port_ok(const struct tc_node *n, uint8_t port)
 	return port < tc_nports(n) && (n->cfg.ports & (1u << port));
 }
 
+int tc_node_restore(struct tc_node *n, const struct tc_view *v)
+{
+	uint8_t R[TC_MAX_AXES];
+	unsigned int g, k;
+
+	if (!v->leader || v->ndims != n->cfg.ndims)
+		return -EINVAL;
+	memset(R, TC_NONE, sizeof(R));
+	for (g = 0; g < tc_nports(n); g++) {
+		uint8_t p = v->portmap[g], img = (uint8_t)(g ^ (p & 1));
+
+		if (p == TC_NONE)
+			continue;
+		if (!tc_port_ok(n, p) ||
+		    (R[p >> 1] != TC_NONE && R[p >> 1] != img))
+			return -EINVAL;
+		R[p >> 1] = img;
+	}
+	for (k = 0; k < n->cfg.ndims; k++) {
+		if (!v->dims[k] || v->coord[k] >= v->dims[k])
+			return -EINVAL;
+		for (g = 0; g < k; g++)
+			if (R[k] != TC_NONE && R[g] != TC_NONE &&
+			    (R[g] >> 1) == (R[k] >> 1))
+				return -EINVAL;	/* two axes onto one */
+	}
+	n->leader = v->leader;
+	memcpy(n->R, R, sizeof(n->R));
+	for (k = 0; k < n->cfg.ndims; k++) {
+		n->coord[k] = v->coord[k];
+		n->gcd[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;
+		n->cmin[k] = 0;
+		n->cmax[k] = (int16_t)(v->dims[k] - 1);
+	}
+	n->flags |= TN_PLACED | TN_DIRTY | TN_CHANGED;
+	return 0;
+}
+
 static void tc_changed(struct tc_node *n)
 {
 	n->flags |= TN_CHANGED | TN_DIRTY;

@@ -134,6 +134,13 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
  * Ports start down: the harness reports each port's carrier after init.
  * @send may be called from tc_tick() only.
  */
+/*
+ * Resume a placement installed before (torusd restarted while the kernel
+ * kept forwarding): @v's leader, ndims, coord, dims, wrap and portmap.
+ * The node starts placed in that frame, so neither it nor its neighbors
+ * move.  0, or -EINVAL if the placement does not fit this node.
+ */
+int tc_node_restore(struct tc_node *n, const struct tc_view *v);
 /* carrier of a port changed */
 void tc_port_state(struct tc_node *n, uint8_t port, bool up);
 /* a message arrived on @port: 0, or -EBADMSG (counted, state unchanged) */

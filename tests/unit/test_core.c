@@ -624,6 +624,49 @@ UNIT_TEST(core_leader_death_keeps_coords)
 	fab_free(&F);
 }
 
+/* every daemon restarts at once, resuming what the kernel holds */
+UNIT_TEST(core_restore_all_keeps_coords)
+{
+	struct tc_output out = { .ctx = &F, .send = send_cb };
+	struct tc_view before[64], v;
+	int u, p, moved = 0;
+
+	rng_state = 51;
+	fab_init(&F, "4x4x4", NULL);
+	for (u = 0; u < F.nn; u++)
+		rand_perm(F.S[u], 3);
+	fab_setup(&F, 12);
+	fab_run(&F, 80);
+	UNIT_CHECK(fab_check(&F) == 64);
+	for (u = 0; u < F.nn; u++) {
+		struct tc_config cfg = {
+			.id = F.id[u], .ndims = 3, .ports = 0x3f,
+			.hello_ticks = 1000, .dead_ticks = 3000,
+			.quiet_ticks = 12,
+		};
+
+		tc_view(F.node[u], &before[u]);
+		tc_node_init(F.node[u], &cfg, &out);
+		/* restart in reverse order of ids: the worst for elections */
+		UNIT_CHECK(tc_node_restore(F.node[u], &before[u]) == 0);
+		for (p = 0; p < 6; p++)
+			tc_port_state(F.node[u], (uint8_t)p, true);
+	}
+	fab_run(&F, 40);
+	for (u = 0; u < F.nn; u++) {
+		tc_view(F.node[u], &v);
+		if (v.state != TC_PLACED || memcmp(v.coord, before[u].coord, 3) ||
+		    memcmp(v.portmap, before[u].portmap, 6))
+			moved++;
+	}
+	UNIT_CHECK(moved == 0);
+	UNIT_CHECK(fab_check(&F) == 64);
+	/* a placement that does not fit the node is refused */
+	before[0].ndims = 2;
+	UNIT_CHECK(tc_node_restore(F.node[0], &before[0]) == -EINVAL);
+	fab_free(&F);
+}
+
 /* a newcomer with the highest id adopts the existing frame */
 UNIT_TEST(core_join_higher_id_adopts_frame)
 {
@@ -744,6 +787,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_flat_faults),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
+	UNIT_CASE(core_restore_all_keeps_coords),
 	UNIT_CASE(core_wire_hostile),
 	UNIT_CASE(core_memory_per_node),
 };

@@ -163,6 +163,7 @@ int node_rec_parse(const struct nlmsghdr *nlh, struct torus_node_rec *r)
 		return -1;
 	get_ifname(tb[TORUS_A_IFNAME], r->ifindex, r->ifname);
 	get_u64(tb[TORUS_A_NODE_ID], &r->id);
+	get_u64(tb[TORUS_A_LEADER], &r->leader);
 	r->n_coord = get_axes(tb[TORUS_A_COORD], r->coord, NULL);
 	r->n_dims = get_axes(tb[TORUS_A_DIMS], r->dims, NULL);
 	r->n_wrap = get_axes(tb[TORUS_A_WRAP], NULL, r->wrap);
@@ -328,6 +329,8 @@ void node_rec_print_fields(const struct torus_node_rec *r, int stats)
 	print_string(PRINT_ANY, "state", " state %s", format_state(r->state));
 	print_string(PRINT_ANY, "role", " role %s", format_role(r->role));
 	print_u64(PRINT_ANY, "id", " id %" PRIu64, r->id);
+	if (r->leader)
+		print_u64(PRINT_ANY, "leader", " leader %" PRIu64, r->leader);
 	print_uint(PRINT_ANY, "generation", " generation %u", r->generation);
 	print_nl();
 

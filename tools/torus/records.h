@@ -34,6 +34,7 @@ struct torus_node_rec {
 	uint32_t	ifindex;
 	char		ifname[IF_NAMESIZE];
 	uint64_t	id;
+	uint64_t	leader;		/* 0: none */
 	unsigned int	n_coord;
 	unsigned int	n_dims;
 	unsigned int	n_wrap;

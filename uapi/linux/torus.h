@@ -172,6 +172,8 @@ enum torus_cmd {
  * @TORUS_A_GENERATION: u32, bumped on every change of the node's
  *	routing state; dumps carry it so torn reads can be detected
  * @TORUS_A_PAD: padding for 64-bit attributes
+ * @TORUS_A_LEADER: u64, id of the leader whose frame the coordinates are
+ *	in (set by torusd; lets a restarted daemon resume without moving)
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -194,6 +196,7 @@ enum torus_attr {
 	TORUS_A_ROUTE,
 	TORUS_A_GENERATION,
 	TORUS_A_PAD,
+	TORUS_A_LEADER,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
