@@ -562,19 +562,39 @@ UNIT_TEST(core_flat_faults)
 	fab_free(&F);
 }
 
-/* the leader dies after convergence: nobody moves */
-UNIT_TEST(core_leader_death_keeps_coords)
+/* a 4x4x4 of nodes in random rotations, run to convergence */
+static void fab_rotated_converged(bool *unit_ok, uint64_t seed)
 {
-	struct tc_view before[64], v;
-	int u, leader = -1, p, moved = 0;
+	int u;
 
-	rng_state = 31;
+	rng_state = seed;
 	fab_init(&F, "4x4x4", NULL);
 	for (u = 0; u < F.nn; u++)
 		rand_perm(F.S[u], 3);
 	fab_setup(&F, 12);
 	fab_run(&F, 80);
 	UNIT_CHECK(fab_check(&F) == 64);
+}
+
+/* node u starts afresh, as a restarted daemon, with the same id */
+static void node_reinit(int u)
+{
+	struct tc_output out = { .ctx = &F, .send = send_cb };
+	struct tc_config cfg = {
+		.id = F.id[u], .ndims = 3, .ports = 0x3f,
+		.hello_ticks = 1000, .dead_ticks = 3000, .quiet_ticks = 12,
+	};
+
+	tc_node_init(F.node[u], &cfg, &out);
+}
+
+/* the leader dies after convergence: nobody moves */
+UNIT_TEST(core_leader_death_keeps_coords)
+{
+	struct tc_view before[64], v;
+	int u, leader = -1, p, moved = 0;
+
+	fab_rotated_converged(unit_ok, 31);
 	for (u = 0; u < F.nn; u++) {
 		tc_view(F.node[u], &before[u]);
 		if (before[u].role == TC_ROLE_LEADER)
@@ -599,22 +619,13 @@ UNIT_TEST(core_leader_death_keeps_coords)
 
 	/* it comes back with a fresh state and the same id: it rejoins */
 	F.dead[leader] = false;
-	{
-		struct tc_output out = { .ctx = &F, .send = send_cb };
-		struct tc_config cfg = {
-			.id = F.id[leader], .ndims = 3, .ports = 0x3f,
-			.hello_ticks = 1000, .dead_ticks = 3000,
-			.quiet_ticks = 12,
-		};
-
-		tc_node_init(F.node[leader], &cfg, &out);
-		for (p = 0; p < 6; p++) {
-			if (F.peer[leader][p] < 0)
-				continue;
-			tc_port_state(F.node[leader], (uint8_t)p, true);
-			tc_port_state(F.node[F.peer[leader][p]],
-				      F.peer_port[leader][p], true);
-		}
+	node_reinit(leader);
+	for (p = 0; p < 6; p++) {
+		if (F.peer[leader][p] < 0)
+			continue;
+		tc_port_state(F.node[leader], (uint8_t)p, true);
+		tc_port_state(F.node[F.peer[leader][p]], F.peer_port[leader][p],
+			      true);
 	}
 	fab_run(&F, 40);
 	tc_view(F.node[leader], &v);
@@ -627,26 +638,13 @@ UNIT_TEST(core_leader_death_keeps_coords)
 /* every daemon restarts at once, resuming what the kernel holds */
 UNIT_TEST(core_restore_all_keeps_coords)
 {
-	struct tc_output out = { .ctx = &F, .send = send_cb };
 	struct tc_view before[64], v;
 	int u, p, moved = 0;
 
-	rng_state = 51;
-	fab_init(&F, "4x4x4", NULL);
-	for (u = 0; u < F.nn; u++)
-		rand_perm(F.S[u], 3);
-	fab_setup(&F, 12);
-	fab_run(&F, 80);
-	UNIT_CHECK(fab_check(&F) == 64);
+	fab_rotated_converged(unit_ok, 51);
 	for (u = 0; u < F.nn; u++) {
-		struct tc_config cfg = {
-			.id = F.id[u], .ndims = 3, .ports = 0x3f,
-			.hello_ticks = 1000, .dead_ticks = 3000,
-			.quiet_ticks = 12,
-		};
-
 		tc_view(F.node[u], &before[u]);
-		tc_node_init(F.node[u], &cfg, &out);
+		node_reinit(u);
 		/* restart in reverse order of ids: the worst for elections */
 		UNIT_CHECK(tc_node_restore(F.node[u], &before[u]) == 0);
 		for (p = 0; p < 6; p++)

@@ -63,6 +63,22 @@ static struct nlmsghdr *error_msg(const struct nlmsghdr *orig, int error,
 	return nlh;
 }
 
+#define NO_OFFSET	UINT32_MAX
+
+/* an extended ACK: message @msg (NULL: none), offset @off (NO_OFFSET: none) */
+static struct nlmsghdr *extack(const struct nlmsghdr *orig, int error,
+			       bool capped, const char *msg, uint32_t off)
+{
+	struct nlmsghdr *nlh = error_msg(orig, error, capped);
+
+	if (msg)
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+	if (off != NO_OFFSET)
+		mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, off);
+	nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	return nlh;
+}
+
 static int fmt(const struct nlmsghdr *nlh, char *buf, size_t len, bool *warn)
 {
 	return nl_format_error(nlh, GENL_HDRLEN, torus_attr_namer, buf, len,
@@ -78,10 +94,7 @@ UNIT_TEST(extack_msg_and_offset)
 	bool warn;
 
 	orig = request(&off);
-	nlh = error_msg(orig, -EINVAL, false);
-	mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "coordinate out of range");
-	mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, off);
-	nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	nlh = extack(orig, -EINVAL, false, "coordinate out of range", off);
 	UNIT_CHECK(fmt(nlh, buf, sizeof(buf), &warn) == EINVAL);
 	UNIT_CHECK(!warn);
 	UNIT_STREQ(buf, "coordinate out of range (offending attribute "
@@ -97,10 +110,8 @@ UNIT_TEST(extack_top_level_offset)
 	bool warn;
 
 	orig = request(&off);
-	nlh = error_msg(orig, -ENODEV, false);
-	mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS,
-			 MNL_NLMSG_HDRLEN + GENL_HDRLEN);
-	nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	nlh = extack(orig, -ENODEV, false, NULL,
+		     MNL_NLMSG_HDRLEN + GENL_HDRLEN);
 	UNIT_CHECK(fmt(nlh, buf, sizeof(buf), &warn) == ENODEV);
 	UNIT_STREQ(buf, "No such device (offending attribute TORUS_A_IFINDEX)");
 }
@@ -114,17 +125,11 @@ UNIT_TEST(extack_bad_offset_ignored)
 	bool warn;
 
 	orig = request(&off);
-	nlh = error_msg(orig, -EINVAL, false);
-	mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "bad");
-	mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, 100000);
-	nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	nlh = extack(orig, -EINVAL, false, "bad", 100000);
 	UNIT_CHECK(fmt(nlh, buf, sizeof(buf), &warn) == EINVAL);
 	UNIT_STREQ(buf, "bad");
 	/* an offset in the middle of an attribute header names nothing */
-	nlh = error_msg(orig, -EINVAL, false);
-	mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "bad");
-	mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, off + 2);
-	nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	nlh = extack(orig, -EINVAL, false, "bad", off + 2);
 	UNIT_CHECK(fmt(nlh, buf, sizeof(buf), &warn) == EINVAL);
 	UNIT_STREQ(buf, "bad");
 }
@@ -138,10 +143,7 @@ UNIT_TEST(extack_capped)
 	bool warn;
 
 	orig = request(&off);
-	nlh = error_msg(orig, -EPERM, true);
-	mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, "admin only");
-	mnl_attr_put_u32(nlh, NLMSGERR_ATTR_OFFS, off);
-	nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+	nlh = extack(orig, -EPERM, true, "admin only", off);
 	UNIT_CHECK(fmt(nlh, buf, sizeof(buf), &warn) == EPERM);
 	UNIT_STREQ(buf, "admin only");
 }
