@@ -236,6 +236,12 @@ static void tc_merge_extent(struct tc_node *n, const uint16_t *gcd,
 	}
 }
 
+/* Extent of an axis: the ring's GCD, else the line's span. */
+static int tc_axis_extent(uint16_t gcd, int16_t cmin, int16_t cmax)
+{
+	return gcd ? gcd : cmax - cmin + 1;
+}
+
 /* How many nodes a frame spans, by its extent knowledge (saturating). */
 static uint32_t tc_frame_size(uint8_t ndims, const uint16_t *gcd,
 			      const int16_t *cmin, const int16_t *cmax)
@@ -244,7 +250,7 @@ static uint32_t tc_frame_size(uint8_t ndims, const uint16_t *gcd,
 	unsigned int k;
 
 	for (k = 0; k < ndims; k++) {
-		size *= gcd[k] ? gcd[k] : (uint64_t)(cmax[k] - cmin[k] + 1);
+		size *= (uint64_t)tc_axis_extent(gcd[k], cmin[k], cmax[k]);
 		if (size > UINT32_MAX)
 			return UINT32_MAX;
 	}
@@ -317,13 +323,19 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 }
 
 /* Does the frame of neighbor @nb rank above ours? */
+/* Frames rank by (placed, leader id): true if a's ranks above b's. */
+static bool tc_rank_above(bool a_placed, uint64_t a_leader, bool b_placed,
+			  uint64_t b_leader)
+{
+	if (a_placed != b_placed)
+		return a_placed;
+	return a_leader > b_leader;
+}
+
 static bool tc_ranks_above(const struct tc_node *n, const struct tc_nbr *nb)
 {
-	bool placed = n->flags & TN_PLACED, nb_placed = nb->flags & NB_PLACED;
-
-	if (nb_placed != placed)
-		return nb_placed;
-	return nb->leader > n->leader;
+	return tc_rank_above(nb->flags & NB_PLACED, nb->leader,
+			     n->flags & TN_PLACED, n->leader);
 }
 
 static bool tc_frame_complete(const struct tc_node *n, const uint8_t *R)
@@ -444,16 +456,11 @@ static void tc_elect(struct tc_node *n)
 
 		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord))
 			continue;
-		if (best < 0) {
+		if (best < 0 ||
+		    tc_rank_above(nb->flags & NB_PLACED, nb->leader,
+				  n->nbr[best].flags & NB_PLACED,
+				  n->nbr[best].leader))
 			best = p;
-			continue;
-		}
-		if ((nb->flags & NB_PLACED) != (n->nbr[best].flags & NB_PLACED)) {
-			if (nb->flags & NB_PLACED)
-				best = p;
-		} else if (nb->leader > n->nbr[best].leader) {
-			best = p;
-		}
 	}
 	if (best < 0)
 		return;
@@ -554,7 +561,7 @@ static void tc_send_all(struct tc_node *n)
 /* Extent of global axis k as the view reports it (0: not yet known). */
 static int tc_extent(const struct tc_node *n, unsigned int k)
 {
-	return n->gcd[k] ? n->gcd[k] : n->cmax[k] - n->cmin[k] + 1;
+	return tc_axis_extent(n->gcd[k], n->cmin[k], n->cmax[k]);
 }
 
 /*
@@ -733,14 +740,12 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 
 	memcpy(v->offset, n->coord, n->cfg.ndims * sizeof(int16_t));
 	for (k = 0; k < n->cfg.ndims; k++) {
-		int ext, c;
+		int ext = tc_extent(n, k), c;
 
 		if (n->gcd[k]) {
-			ext = n->gcd[k];
 			c = ((n->coord[k] % ext) + ext) % ext;
 			v->wrap |= 1u << k;
 		} else {
-			ext = n->cmax[k] - n->cmin[k] + 1;
 			c = n->coord[k] - n->cmin[k];
 		}
 		if (ext > TORUS_MAX_EXTENT || c < 0 || c >= ext)
