@@ -15,10 +15,17 @@
 # that has a build/ directory (never the running kernel: the host cannot
 # load modules; torus.ko runs in the qemu VM, see tests/vm/run).
 
-KVER ?= $(shell for d in $$(ls -1 /lib/modules 2>/dev/null | sort -rV); do \
+# It is looked up when each make starts, so the sub-makes of "make check"
+# see the headers that "make deps" has just installed; an empty value is
+# never exported (it would hide them from the sub-make).
+ifeq ($(strip $(KVER)),)
+KVER := $(shell for d in $$(ls -1 /lib/modules 2>/dev/null | sort -rV); do \
 		if [ -d /lib/modules/$$d/build ]; then echo $$d; break; fi; done)
+endif
 KDIR ?= /lib/modules/$(KVER)/build
+ifneq ($(KVER),)
 export KVER
+endif
 
 .PHONY: all module tools deps check unit kunit vm-check demo bench bench-sim clean distclean help
 
