@@ -5,6 +5,8 @@
 #   make module     kernel/torus.ko          make unit    userspace unit tests
 #   make tools      build/bin/*              make kunit   KUnit under UML
 #   make deps       install Debian packages  make vm-check  VM scenarios only
+#   make check-debug  the VM scenarios on a KASAN/kmemleak/lockdep kernel
+#                   built once from linux-source-6.1 (tests/vm/debug-kernel)
 #   make demo       run tests/vm/demo.sh in the VM
 #   make bench      run tests/bench/bench.sh in the VM
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
@@ -27,7 +29,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check unit kunit vm-check demo bench bench-sim clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-sim clean distclean help
 
 all: module tools
 
@@ -63,6 +65,13 @@ kunit:
 
 vm-check: all
 	@tests/run vm
+
+# The VM scenarios again on a debug kernel of our own (first build is long:
+# see build/vm-debug/times.txt); ends with tests/run's summary line.
+check-debug:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@tests/run vm-debug
 
 demo:
 	@$(MAKE) --no-print-directory deps
