@@ -195,7 +195,7 @@ UNIT_TEST(node_print_json)
 	s = CAPTURE(true, false, node_rec_print(&r, 0));
 	UNIT_STREQ(s,
 		   "{\"ifindex\":5,\"ifname\":\"tor0\",\"state\":\"placed\","
-		   "\"role\":\"leader\",\"id\":42,\"generation\":7,"
+		   "\"role\":\"leader\",\"id\":\"42\",\"generation\":7,"
 		   "\"coord\":[1,2,3],\"dims\":[4,4,4],"
 		   "\"wrap\":[true,true,false],\"hop_limit\":0,"
 		   "\"reason\":\"\"}\n");
