@@ -347,7 +347,8 @@ mkdir -p "$(dirname "$OUT")" || die "mkdir $(dirname "$OUT")"
 		  goal: {hops: $last, rtt_met: $grtt, throughput_met: $gbps}}'
 } >"$OUT.tmp" || die "writing $OUT"
 # strict: jq 1.6 writes what other parsers refuse (NaN, huge infinities)
-python3 tests/unit/json_strict.py "$OUT.tmp" || die "$OUT: not strict JSON"
+python3 "$(dirname "$0")/../unit/json_strict.py" "$OUT.tmp" ||
+	die "$OUT: not strict JSON"
 mv "$OUT.tmp" "$OUT" || die "writing $OUT"
 log "wrote $OUT"
 
