@@ -2,8 +2,10 @@
 /*
  * statefile.c - the daemon's view as JSON, for scripts (--state-file)
  *
- * Keys (all always present):
- *   ifname, id, state, role, reason, leader, generation, installed,
+ * Written by the shared JSON printer (lib/json_print.c).  Keys (all always
+ * present):
+ *   ifname, state, role, reason, generation, installed,
+ *   id, leader           decimal strings (64-bit), leader "0" if none
  *   coord, dims, wrap    arrays, one entry per axis, empty unless placed
  *   portmap              object: global direction -> port name, from
  *                        the oriented state on, {} before
@@ -17,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "json_print.h"
 #include "statefile.h"
 
 const char *td_state_name(uint8_t state)
@@ -61,66 +64,70 @@ const char *td_dir_name(uint8_t dir)
 	return dir < TORUS_MAX_DIRS ? names[dir] : "?";
 }
 
-static void json_str(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p == 0x7f)
-			fprintf(f, "\\u%04x", *p);
-		else
-			fputc(*p, f);
-	}
-	fputc('"', f);
-}
-
 void td_state_json(FILE *f, const struct td_state_info *si)
 {
 	const struct tc_view *v = si->view;
 	bool placed = v->state == TC_PLACED;
 	unsigned int n = placed ? v->ndims : 0, i;
 	char reason[TC_REASON_LEN + 1];
-	bool first = true;
+	struct json_writer *jw;
 
+	if (n > TC_MAX_AXES)
+		n = TC_MAX_AXES;
 	memcpy(reason, v->reason, TC_REASON_LEN);
 	reason[TC_REASON_LEN] = '\0';
 
-	fputs("{\"ifname\":", f);
-	json_str(f, si->ifname ? si->ifname : "");
-	fprintf(f, ",\"id\":%" PRIu64 ",\"state\":\"%s\",\"role\":\"%s\",\"reason\":",
-		si->id, td_state_name(v->state), td_role_name(v->role));
-	json_str(f, reason);
-	fprintf(f, ",\"leader\":%" PRIu64 ",\"generation\":%" PRIu32
-		",\"installed\":%s", v->leader, v->generation,
-		si->installed ? "true" : "false");
-
-	fputs(",\"coord\":[", f);
-	for (i = 0; i < n && i < TC_MAX_AXES; i++)
-		fprintf(f, "%s%u", i ? "," : "", v->coord[i]);
-	fputs("],\"dims\":[", f);
-	for (i = 0; i < n && i < TC_MAX_AXES; i++)
-		fprintf(f, "%s%u", i ? "," : "", v->dims[i]);
-	fputs("],\"wrap\":[", f);
-	for (i = 0; i < n && i < TC_MAX_AXES; i++)
-		fprintf(f, "%s%s", i ? "," : "",
-			v->wrap & (1u << i) ? "true" : "false");
-	fputs("],\"portmap\":{", f);
+	jw = jsonw_new(f);
+	if (!jw)
+		return;
+	jsonw_start_object(jw);
+	jsonw_name(jw, "ifname");
+	jsonw_string(jw, si->ifname ? si->ifname : "");
+	jsonw_name(jw, "id");
+	jsonw_u64_string(jw, si->id);
+	jsonw_name(jw, "state");
+	jsonw_string(jw, td_state_name(v->state));
+	jsonw_name(jw, "role");
+	jsonw_string(jw, td_role_name(v->role));
+	jsonw_name(jw, "reason");
+	jsonw_string(jw, reason);
+	jsonw_name(jw, "leader");
+	jsonw_u64_string(jw, v->leader);
+	jsonw_name(jw, "generation");
+	jsonw_u64(jw, v->generation);
+	jsonw_name(jw, "installed");
+	jsonw_bool(jw, si->installed);
+	jsonw_name(jw, "coord");
+	jsonw_start_array(jw);
+	for (i = 0; i < n; i++)
+		jsonw_u64(jw, v->coord[i]);
+	jsonw_end_array(jw);
+	jsonw_name(jw, "dims");
+	jsonw_start_array(jw);
+	for (i = 0; i < n; i++)
+		jsonw_u64(jw, v->dims[i]);
+	jsonw_end_array(jw);
+	jsonw_name(jw, "wrap");
+	jsonw_start_array(jw);
+	for (i = 0; i < n; i++)
+		jsonw_bool(jw, v->wrap & (1u << i));
+	jsonw_end_array(jw);
+	jsonw_name(jw, "portmap");
+	jsonw_start_object(jw);
 	if (v->state == TC_ORIENTED || placed) {
 		for (i = 0; i < TC_MAX_PORTS; i++) {
 			uint8_t label = v->portmap[i];
 
 			if (label >= TC_MAX_PORTS || !si->port_names[label])
 				continue;
-			fprintf(f, "%s\"%s\":", first ? "" : ",",
-				td_dir_name((uint8_t)i));
-			json_str(f, si->port_names[label]);
-			first = false;
+			jsonw_name(jw, td_dir_name((uint8_t)i));
+			jsonw_string(jw, si->port_names[label]);
 		}
 	}
-	fputs("}}\n", f);
+	jsonw_end_object(jw);
+	jsonw_end_object(jw);
+	/* ends the line */
+	jsonw_destroy(&jw);
 }
 
 int td_state_write(const char *path, const struct td_state_info *si)

@@ -50,9 +50,10 @@ sim() { # NAME ARGS...: run, keep the JSON in $tmp/NAME.json
 	echo "== $name: torus-sim $*"
 	"$SIM" -j "$@" >"$tmp/$name.json" 2>"$tmp/$name.err"
 	rc=$?
-	if ! jq -e . "$tmp/$name.json" >/dev/null 2>&1; then
+	# strict: jq 1.6 would take a NaN that other parsers refuse
+	if ! python3 "$REPO/tests/unit/json_strict.py" "$tmp/$name.json"; then
 		cat "$tmp/$name.err" >&2
-		die "$name: no result (exit $rc)"
+		die "$name: no result, or not strict JSON (exit $rc)"
 	fi
 	[ "$rc" -eq 0 ] || echo "   note: exit $rc (not every run converged" \
 		"and was consistent)"
@@ -103,6 +104,8 @@ jq -n --slurpfile b "$tmp/bgl.json" --slurpfile s "$tmp/faults_small.json" \
 echo "== goals"
 jq -r '.goals | to_entries[] | select(.key | endswith("_ok")) |
 	"   \(.key): \(if .value then "met" else "MISSED" end)"' "$OUT"
+python3 "$REPO/tests/unit/json_strict.py" "$OUT" ||
+	die "$OUT is not strict JSON"
 echo "bench-sim: wrote $OUT"
 missed=$(jq '[.goals | to_entries[] | select((.key | endswith("_ok"))
 	and (.value | not))] | length' "$OUT")

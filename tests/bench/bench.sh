@@ -328,7 +328,8 @@ mkdir -p "$(dirname "$OUT")" || die "mkdir $(dirname "$OUT")"
 			  veth:  {rtt_ms: {min: $v_min, avg: $v_avg, max: $v_max, mdev: $v_mdev},
 			          loss_pct: $v_loss, tcp_bits_per_second: $v_bps,
 			          tcp_bits_per_second_runs: $v_runs, tcp_retransmits: $v_retr},
-			  ratio: {rtt_avg: ($t_avg / $v_avg), tcp_throughput: ($t_bps / $v_bps)}}') ||
+			  ratio: {rtt_avg: (if $v_avg > 0 then $t_avg / $v_avg else null end),
+			          tcp_throughput: (if $v_bps > 0 then $t_bps / $v_bps else null end)}}') ||
 			die "jq: building results for $k hops"
 		points=$(jq -n --argjson a "$points" --argjson p "$p" '$a + [$p]')
 	done
@@ -345,6 +346,9 @@ mkdir -p "$(dirname "$OUT")" || die "mkdir $(dirname "$OUT")"
 		  points: $points,
 		  goal: {hops: $last, rtt_met: $grtt, throughput_met: $gbps}}'
 } >"$OUT.tmp" || die "writing $OUT"
+# strict: jq 1.6 writes what other parsers refuse (NaN, huge infinities)
+python3 "$(dirname "$0")/../unit/json_strict.py" "$OUT.tmp" ||
+	die "$OUT: not strict JSON"
 mv "$OUT.tmp" "$OUT" || die "writing $OUT"
 log "wrote $OUT"
 

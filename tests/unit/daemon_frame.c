@@ -162,8 +162,8 @@ UNIT_TEST(state_json_placed)
 	v.portmap[0] = 3;
 	v.portmap[3] = 0;
 	s = state_json(&v, names);
-	UNIT_STREQ(s, "{\"ifname\":\"tor0\",\"id\":42,\"state\":\"placed\","
-		   "\"role\":\"follower\",\"reason\":\"\",\"leader\":7,"
+	UNIT_STREQ(s, "{\"ifname\":\"tor0\",\"id\":\"42\",\"state\":\"placed\","
+		   "\"role\":\"follower\",\"reason\":\"\",\"leader\":\"7\","
 		   "\"generation\":9,\"installed\":true,\"coord\":[1,0],"
 		   "\"dims\":[2,3],\"wrap\":[true,false],"
 		   "\"portmap\":{\"+x\":\"my\",\"-y\":\"px\"}}\n");
@@ -187,9 +187,33 @@ UNIT_TEST(state_json_failed)
 	v.reason[1] = '\n';
 	s = state_json(&v, names);
 	UNIT_CHECK(strstr(s, "\"state\":\"failed\",\"role\":\"none\"") != NULL);
-	UNIT_CHECK(strstr(s, "\"reason\":\"\\\"\\u000axxx") != NULL);
+	UNIT_CHECK(strstr(s, "\"reason\":\"\\\"\\nxxx") != NULL);
 	UNIT_CHECK(strstr(s, "\"coord\":[],\"dims\":[],\"wrap\":[],"
 			  "\"portmap\":{}}") != NULL);
+	free(s);
+}
+
+/*
+ * 64-bit ids beyond 2^53 are strings (jq and JavaScript round numbers),
+ * and an interface name that is not UTF-8 still gives valid JSON.
+ */
+UNIT_TEST(state_json_big_id_raw_ifname)
+{
+	struct td_state_info si = { .ifname = "p\xe9\x01x", .id = UINT64_MAX };
+	struct unit_capture cap;
+	struct tc_view v;
+	char *s;
+
+	memset(&v, 0, sizeof(v));
+	memset(v.portmap, TORUS_DIR_NONE, sizeof(v.portmap));
+	v.state = TC_DISCOVERING;
+	v.leader = 13441520399186018479ull;
+	si.view = &v;
+	td_state_json(unit_capture_begin(&cap), &si);
+	s = unit_capture_end(&cap);
+	UNIT_CHECK(strstr(s, "{\"ifname\":\"p\\u00e9\\u0001x\","
+			  "\"id\":\"18446744073709551615\",") == s);
+	UNIT_CHECK(strstr(s, ",\"leader\":\"13441520399186018479\","));
 	free(s);
 }
 
@@ -240,6 +264,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(mac_id_order_independent),
 	UNIT_CASE(state_json_placed),
 	UNIT_CASE(state_json_failed),
+	UNIT_CASE(state_json_big_id_raw_ifname),
 	UNIT_CASE(state_names),
 	UNIT_CASE(state_write_atomic),
 };

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * test_json.c - unit tests of tools/torus/json_print.c
+ * test_json.c - unit tests of lib/json_print.c, the JSON printer shared by
+ * torus, torusd's state file and torus-sim
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 
 #include "json_print.h"
@@ -31,6 +33,80 @@ UNIT_TEST(json_escape)
 	/* UTF-8 passes through */
 	s = WRITE_JSON(false, jsonw_string(jw, "\xc3\xa9t\xc3\xa9"));
 	UNIT_STREQ(s, "\"\xc3\xa9t\xc3\xa9\"\n");
+	free(s);
+}
+
+/* bytes that are not well-formed UTF-8 become \u00XX, one per byte */
+UNIT_TEST(json_invalid_utf8)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		/* a lone high byte: Latin-1 e-acute from an old tool */
+		{ "tor\xe9", "\"tor\\u00e9\"\n" },
+		/* a stray continuation byte, then valid 2-byte UTF-8 */
+		{ "\x80\xc3\xa9", "\"\\u0080\xc3\xa9\"\n" },
+		/* a truncated 3-byte sequence before ASCII and at the end */
+		{ "\xe2\x82x\xe2\x82", "\"\\u00e2\\u0082x\\u00e2\\u0082\"\n" },
+		/* overlong '/' (C0 AF) and overlong NUL (C0 80) */
+		{ "\xc0\xaf\xc0\x80", "\"\\u00c0\\u00af\\u00c0\\u0080\"\n" },
+		/* overlong 3-byte form of U+007F */
+		{ "\xe0\x81\xbf", "\"\\u00e0\\u0081\\u00bf\"\n" },
+		/* a UTF-16 surrogate (U+D800) encoded in UTF-8 */
+		{ "\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"\n" },
+		/* above U+10FFFF, and bytes that never occur */
+		{ "\xf4\x90\x80\x80\xfe\xff",
+		  "\"\\u00f4\\u0090\\u0080\\u0080\\u00fe\\u00ff\"\n" },
+		/* valid 3- and 4-byte forms pass: euro sign, U+1F600 */
+		{ "\xe2\x82\xac\xf0\x9f\x98\x80",
+		  "\"\xe2\x82\xac\xf0\x9f\x98\x80\"\n" },
+		/* the largest code point, U+10FFFF */
+		{ "\xf4\x8f\xbf\xbf", "\"\xf4\x8f\xbf\xbf\"\n" },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *s = WRITE_JSON(false, jsonw_string(jw, cases[i].in));
+
+		UNIT_STREQ(s, cases[i].out);
+		free(s);
+	}
+}
+
+UNIT_TEST(json_float)
+{
+	char *s = WRITE_JSON(false, {
+		jsonw_start_array(jw);
+		jsonw_float(jw, "%.3f", 1.5);
+		jsonw_float(jw, "%.6g", 1e-9);
+		jsonw_float(jw, "%.17g", NAN);
+		jsonw_float(jw, "%.17g", -NAN);
+		jsonw_float(jw, "%g", INFINITY);
+		jsonw_float(jw, "%g", -INFINITY);
+		jsonw_float(jw, "%.0f", 0.0);
+		jsonw_end_array(jw);
+	});
+
+	UNIT_STREQ(s, "[1.500,1e-09,null,null,null,null,0]\n");
+	free(s);
+}
+
+/* 64-bit identifiers are strings: jq 1.6 rounds numbers above 2^53 */
+UNIT_TEST(json_u64_string)
+{
+	char *s = WRITE_JSON(false, {
+		jsonw_start_object(jw);
+		jsonw_name(jw, "id");
+		jsonw_u64_string(jw, 13441520399186018479ull);
+		jsonw_name(jw, "max");
+		jsonw_u64_string(jw, UINT64_MAX);
+		jsonw_name(jw, "zero");
+		jsonw_u64_string(jw, 0);
+		jsonw_end_object(jw);
+	});
+
+	UNIT_STREQ(s, "{\"id\":\"13441520399186018479\","
+		      "\"max\":\"18446744073709551615\",\"zero\":\"0\"}\n");
 	free(s);
 }
 
@@ -209,6 +285,10 @@ static void print_sample(void)
 	print_number(PRINT_ANY, "loss_pct", " loss %s%%", "0.0001");
 	print_int(PRINT_ANY, "netnsid", " nsid %d", -1);
 	print_u64(PRINT_ANY, "big", " big %" PRIu64, UINT64_MAX);
+	print_u64_as_string(PRINT_ANY, "id", " id %" PRIu64,
+			    13441520399186018479ull);
+	print_float(PRINT_ANY, "ratio", " ratio %.2f", 0.25);
+	print_float(PRINT_ANY, "bound", " bound %.2f", NAN);
 	print_bool(PRINT_ANY, "carrier", " carrier %s", false);
 	print_nl();
 	close_json_object();
@@ -230,7 +310,9 @@ UNIT_TEST(print_text)
 	char *s = capture_print(false, false);
 
 	UNIT_STREQ(s, "5: tor0: text-only master tor1 dir none loss 0.0001% "
-		      "nsid -1 big 18446744073709551615 carrier false\n");
+		      "nsid -1 big 18446744073709551615 "
+		      "id 13441520399186018479 ratio 0.25 bound nan "
+		      "carrier false\n");
 	free(s);
 }
 
@@ -241,7 +323,9 @@ UNIT_TEST(print_json)
 	UNIT_STREQ(s, "[{\"ifindex\":5,\"ifname\":\"tor0\",\"json_only\":true,"
 		      "\"peer\":null,\"master\":\"tor1\",\"dir\":null,"
 		      "\"loss_pct\":0.0001,\"netnsid\":-1,"
-		      "\"big\":18446744073709551615,\"carrier\":false}]\n");
+		      "\"big\":18446744073709551615,"
+		      "\"id\":\"13441520399186018479\",\"ratio\":0.25,"
+		      "\"bound\":null,\"carrier\":false}]\n");
 	free(s);
 }
 
@@ -270,6 +354,9 @@ UNIT_TEST(print_context)
 
 static const struct unit_case cases[] = {
 	UNIT_CASE(json_escape),
+	UNIT_CASE(json_invalid_utf8),
+	UNIT_CASE(json_float),
+	UNIT_CASE(json_u64_string),
 	UNIT_CASE(json_escape_key),
 	UNIT_CASE(json_nested),
 	UNIT_CASE(json_commas),

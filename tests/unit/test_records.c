@@ -195,10 +195,32 @@ UNIT_TEST(node_print_json)
 	s = CAPTURE(true, false, node_rec_print(&r, 0));
 	UNIT_STREQ(s,
 		   "{\"ifindex\":5,\"ifname\":\"tor0\",\"state\":\"placed\","
-		   "\"role\":\"leader\",\"id\":42,\"generation\":7,"
+		   "\"role\":\"leader\",\"id\":\"42\",\"generation\":7,"
 		   "\"coord\":[1,2,3],\"dims\":[4,4,4],"
 		   "\"wrap\":[true,true,false],\"hop_limit\":0,"
 		   "\"reason\":\"\"}\n");
+	free(s);
+}
+
+/* a 64-bit id above 2^53 stays exact; a name that is not UTF-8 is valid */
+UNIT_TEST(node_print_json_big_id_raw_ifname)
+{
+	struct torus_node_rec r;
+	char *s;
+
+	node_rec_parse(node_msg(), &r);
+	r.id = 13441520399186018479ull;
+	r.leader = UINT64_MAX;
+	strcpy(r.ifname, "t\xe9\x01\x80");
+	s = CAPTURE(true, false, node_rec_print(&r, 0));
+	UNIT_CHECK(strstr(s, "\"ifname\":\"t\\u00e9\\u0001\\u0080\","));
+	UNIT_CHECK(strstr(s, "\"id\":\"13441520399186018479\","
+			  "\"leader\":\"18446744073709551615\","));
+	free(s);
+	/* text keeps plain numbers */
+	s = CAPTURE(false, false, node_rec_print(&r, 0));
+	UNIT_CHECK(strstr(s, " id 13441520399186018479 leader "
+			  "18446744073709551615 "));
 	free(s);
 }
 
@@ -468,6 +490,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(node_print_text),
 	UNIT_CASE(node_print_text_stats),
 	UNIT_CASE(node_print_json),
+	UNIT_CASE(node_print_json_big_id_raw_ifname),
 	UNIT_CASE(node_print_json_stats),
 	UNIT_CASE(node_unconfigured),
 	UNIT_CASE(node_malformed),

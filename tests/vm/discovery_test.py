@@ -11,7 +11,6 @@ wiring scenario (static configuration from the truth) always runs.
 Prints PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
-import json
 import os
 import shutil
 import subprocess
@@ -138,7 +137,7 @@ def run_cli(name, args):
         REPO, "tools", "lab", "torus-lab"), "run", "-j"] + args,
         capture_output=True, text=True, env=env, timeout=600)
     try:
-        out = json.loads(res.stdout)
+        out = tl.loads_strict(res.stdout)
     except ValueError:
         raise AssertionError("torus-lab run: exit %d, no JSON: %s %s" % (
             res.returncode, res.stdout[-300:], res.stderr[-500:]))

@@ -10,7 +10,6 @@ teardown.  Prints PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
 import hashlib
-import json
 import os
 import subprocess
 import sys
@@ -295,7 +294,8 @@ def check_monitor(rack):
     finally:
         mon.kill()
     out, _ = mon.communicate(timeout=10)
-    events = [json.loads(l) for l in out.splitlines() if l.strip()]
+    events = [torus_lab.loads_strict(l) for l in out.splitlines()
+              if l.strip()]
     py = [e for e in events if e.get("event") == "port" and
           e.get("ifname") == "py"]
     assert any(e.get("carrier") is False for e in py), out
@@ -319,7 +319,50 @@ def check_caps(rack):
         assert res.returncode != 0, "unprivileged %s accepted" % args[0]
         assert "not permitted" in res.stderr or "EPERM" in res.stderr, \
             res.stderr
-    assert rack.node_json((0, 0, 0))["id"] != 9
+    node_id = rack.node_json((0, 0, 0))["id"]
+    assert isinstance(node_id, str) and node_id != "9", node_id
+
+
+@case("json_strict_odd_ifname_big_id")
+def check_json_strict():
+    """Every -j output is strict JSON in valid UTF-8 (no NaN, no raw
+    bytes) even for port names that are not UTF-8 and hold control
+    characters, and a 64-bit id above 2^53 round-trips exactly."""
+    ns, big_id = "jx", 13441520399186018479
+    # Linux allows any byte in a name but '/', ':', NUL and white space;
+    # 0xe9 and 0x80 alone are not UTF-8: the printer writes \u00XX
+    px, mx = b"j\xe9\x01p", b"j\x80\x7fm"
+    torus_lab.run(["ip", "netns", "add", ns])
+    try:
+        torus_lab.run(["ip", "-n", ns, "link", "add", "tor0", "type",
+                       "torus"])
+        subprocess.run([b"torus", b"-n", ns.encode(), b"link", b"add", px,
+                        b"dir", b"+x", b"master", b"tor0", b"peer", mx,
+                        b"dir", b"-x", b"master", b"tor0"], check=True)
+        torus_lab.run(["torus", "-n", ns, "node", "set", "dev", "tor0",
+                       "id", str(big_id), "coord", "0", "dims", "2",
+                       "wrap", "1", "state", "placed", "role", "static"])
+        outs = {}
+        for args in (["-s", "node", "show"], ["-s", "port", "show"],
+                     ["route", "show"], ["-p", "-s", "port", "show"]):
+            res = subprocess.run(["torus", "-n", ns, "-j"] + args,
+                                 capture_output=True, timeout=30)
+            assert res.returncode == 0, (args, res.stderr)
+            raw = res.stdout
+            # strict: UTF-8 or UnicodeDecodeError, NaN/Infinity refused
+            outs[" ".join(args)] = torus_lab.loads_strict(
+                raw.decode("utf-8"))
+        node = outs["-s node show"][0]
+        assert node["id"] == str(big_id), node["id"]
+        assert int(node["id"]) == big_id
+        names = {p["ifname"] for p in outs["-s port show"]}
+        # every byte of these names is a control character or not UTF-8
+        want = {px.decode("latin-1"), mx.decode("latin-1")}
+        assert names == want, (names, want)
+        assert {p["ifname"] for p in outs["-p -s port show"]} == want
+    finally:
+        torus_lab.run(["ip", "netns", "del", ns], check=False)
+    return "%d outputs" % len(outs)
 
 
 @case("cable_and_node_lifecycle")
@@ -383,6 +426,7 @@ def main():
     check_hostile(rack)
     check_monitor(rack)
     check_caps(rack)
+    check_json_strict()
     rack.destroy()
     small_rack("mesh3x3_ping_all", [3, 3], [False, False], False)
     small_rack("torus2x2x2x2_ping_all_v6", [2, 2, 2, 2], [True] * 4, True)

@@ -60,7 +60,7 @@ def simulate(truth, iso_perm=None, iso_sign=None, offset=None, seed=0):
                                "role": "none", "reason": ""}
             continue
         nodes[nd["ns"]] = {
-            "ifname": "tor0", "id": nd["id"], "state": "placed",
+            "ifname": "tor0", "id": str(nd["id"]), "state": "placed",
             "role": "leader" if nd is leader else "follower",
             "coord": list(iso.coord(c)), "dims": iso.dims(),
             "wrap": iso.wrap(), "reason": ""}

@@ -28,6 +28,7 @@ import ctypes
 import ipaddress
 import itertools
 import json
+import math
 import os
 import random
 import re
@@ -47,6 +48,26 @@ IPV6_PREFIX = bytes([0xFD, 0x74, 0x6F, 0x72, 0x75, 0x73, 0, 0])
 TORUS = os.environ.get("TORUS", "torus")
 IP = os.environ.get("IP", "ip")
 HERE = os.path.dirname(os.path.realpath(__file__))
+
+
+def _refuse_constant(name):
+    raise ValueError("not strict JSON: %s" % name)
+
+
+def loads_strict(text):
+    """json.loads refusing NaN, Infinity and -Infinity, as jq, Go and
+    JavaScript's JSON.parse do: every JSON this lab reads must pass
+    them."""
+    return json.loads(text, parse_constant=_refuse_constant)
+
+
+STRICT_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+
+
+def dumps(value, **kw):
+    """json.dumps that raises on NaN and infinities instead of writing
+    them (Python's default writes NaN, which strict parsers refuse)."""
+    return json.dumps(value, allow_nan=False, **kw)
 
 
 def run(args, check=True, capture=True, timeout=120, input=None):
@@ -515,7 +536,7 @@ class Rack:
         if res.returncode and not failed:
             raise RuntimeError("torus -batch: exit %d: %s" %
                                (res.returncode, (res.stderr or "").strip()))
-        dec = json.JSONDecoder()
+        dec = STRICT_DECODER
         out, pos, text = [], 0, res.stdout
         for lineno in range(1, len(lines) + 1):
             if lineno in failed:
@@ -550,7 +571,7 @@ class Rack:
 
     def torus_json(self, coord, *args):
         res = run([TORUS, "-n", self.ns(coord), "-j"] + list(args))
-        return json.loads(res.stdout or "null")
+        return loads_strict(res.stdout or "null")
 
     def ports_json(self, coord):
         return {p["ifname"]: p for p in self.torus_json(coord, "-s", "port",
@@ -635,7 +656,7 @@ SPEC_DEFAULTS = collections.OrderedDict([
 def parse_spec_text(text):
     """The raw key/value pairs of a spec file (strings or JSON values)."""
     if text.lstrip().startswith("{"):
-        raw = json.loads(text)
+        raw = loads_strict(text)
     else:
         raw = {}
         for lineno, line in enumerate(text.splitlines(), 1):
@@ -717,6 +738,9 @@ def normalize_spec(raw):
         s[key] = int(s[key])
     for key in ("settle", "stall"):
         s[key] = float(s[key])
+        if not math.isfinite(s[key]) or s[key] < 0:
+            raise ValueError("spec: %s must be a finite number of seconds "
+                             ">= 0, not %r" % (key, s[key]))
     s["prefix"] = str(s["prefix"])
     if not re.fullmatch(r"[a-zA-Z][a-zA-Z_]*", s["prefix"]):
         raise ValueError("spec: prefix is letters (namespace names are "
@@ -870,11 +894,11 @@ def truth_text(truth):
     parts = []
     for k, v in truth.items():
         if isinstance(v, list) and v and isinstance(v[0], (dict, list)):
-            body = ",\n  ".join(json.dumps(x, sort_keys=True) for x in v)
-            parts.append(" %s: [\n  %s\n ]" % (json.dumps(k), body))
+            body = ",\n  ".join(dumps(x, sort_keys=True) for x in v)
+            parts.append(" %s: [\n  %s\n ]" % (dumps(k), body))
         else:
-            parts.append(" %s: %s" % (json.dumps(k),
-                                      json.dumps(v, sort_keys=True)))
+            parts.append(" %s: %s" % (dumps(k),
+                                      dumps(v, sort_keys=True)))
     return "{\n" + ",\n".join(parts) + "\n}\n"
 
 
@@ -1277,7 +1301,7 @@ class Lab:
                     stderr=subprocess.STDOUT)
             logf.close()
         with open(os.path.join(self.run_dir, "pids.json"), "w") as f:
-            json.dump({ns: p.pid for ns, p in self.procs.items()}, f)
+            f.write(dumps({ns: p.pid for ns, p in self.procs.items()}))
         self.log("started %d torusd in %.1f s" %
                  (len(self.procs), time.monotonic() - self.t_start))
 
@@ -1498,7 +1522,7 @@ def stop_recorded(run_dir):
     path = os.path.join(run_dir, "pids.json")
     try:
         with open(path) as f:
-            pids = json.load(f)
+            pids = loads_strict(f.read())
     except (OSError, ValueError):
         return 0
     n = 0
@@ -1561,7 +1585,7 @@ def spec_from_args(args):
 
 def _print(res, as_json):
     if as_json:
-        print(json.dumps(res, sort_keys=True))
+        print(dumps(res, sort_keys=True))
 
 
 def _text_result(res):
@@ -1697,7 +1721,7 @@ def _dispatch(args, as_json):
         truth_file = args.truth or os.path.join(
             default_run_dir(args.prefix), "truth.json")
         with open(truth_file) as f:
-            truth = json.load(f)
+            truth = loads_strict(f.read())
         lab = Lab(normalize_spec(truth["spec"]), truth_file=truth_file,
                   truth=truth)
         res, _ = lab.verify()
@@ -1723,7 +1747,7 @@ def _dispatch(args, as_json):
                    "seconds": round(secs, 2), "static": args.static,
                    "truth": lab.truth_file}
             if as_json:
-                print(json.dumps(res))
+                print(dumps(res))
             else:
                 print("built %d nodes, %d cables in %.1f s; truth in %s" %
                       (res["nodes"], res["cables"], secs, lab.truth_file))
@@ -1747,7 +1771,7 @@ def _dispatch(args, as_json):
            "failed": [list(d) for d in failed],
            "seconds": round(time.monotonic() - t0, 2)}
     if as_json:
-        print(json.dumps(res))
+        print(dumps(res))
     else:
         print("ping from %s: %d/%d ok in %.1f s%s" %
               (",".join(map(str, src)), res["ok"], res["pinged"],

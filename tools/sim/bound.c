@@ -42,8 +42,13 @@ void sim_bound(const struct sim_opts *o, uint32_t nfaces, struct sim_bound *b)
 		if (o->block[a] != o->block[0])
 			return;
 	b->n = o->block[0];
-	/* Eq. 6 needs a face with room for satisfying quadruples */
-	if (b->n < 3)
+	/*
+	 * Eq. 6 counts satisfying quadruples on a face: its first exponent,
+	 * N^2 - 6N + 7, is positive only from N = 5 on (-1, -2, -1 for
+	 * N = 2, 3, 4, where x^e > 1 and the log is NaN).  Smaller blocks
+	 * have no bound: it is null in the JSON.
+	 */
+	if (b->n < SIM_BOUND_MIN_N)
 		return;
 	b->have = true;
 	l = log_face(b->x, b->n);

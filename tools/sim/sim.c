@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "json_print.h"
 #include "sim.h"
 
 #define AXES	TORUS_AXIS_NAMES
@@ -404,22 +405,6 @@ static int one_run(const struct sim_opts *o, uint64_t seed,
 
 /* ---- output ---- */
 
-static void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = *s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void merge_reasons(struct sim_result *tot, const struct sim_result *r)
 {
 	unsigned int i, j;
@@ -444,64 +429,101 @@ static void merge_reasons(struct sim_result *tot, const struct sim_result *r)
 	}
 }
 
-static void json_reasons(FILE *f, const struct sim_result *r)
+/* members of the one JSON object, through the shared printer */
+static void json_uint(struct json_writer *jw, const char *name, uint64_t v)
+{
+	jsonw_name(jw, name);
+	jsonw_u64(jw, v);
+}
+
+static void json_float(struct json_writer *jw, const char *name,
+		       const char *fmt, double v)
+{
+	jsonw_name(jw, name);
+	jsonw_float(jw, fmt, v);
+}
+
+static void json_bool(struct json_writer *jw, const char *name, bool v)
+{
+	jsonw_name(jw, name);
+	jsonw_bool(jw, v);
+}
+
+static void json_string(struct json_writer *jw, const char *name,
+			const char *v)
+{
+	jsonw_name(jw, name);
+	if (v)
+		jsonw_string(jw, v);
+	else
+		jsonw_null(jw);
+}
+
+/* rounds to placed: null when some run never placed everything */
+static void json_rounds_to_placed(struct json_writer *jw, int64_t rtp)
+{
+	jsonw_name(jw, "rounds_to_placed");
+	if (rtp < 0)
+		jsonw_null(jw);
+	else
+		jsonw_s64(jw, rtp);
+}
+
+static void json_reasons(struct json_writer *jw, const struct sim_result *r)
 {
 	unsigned int i;
-	bool first = true;
 
-	fputc('{', f);
+	jsonw_name(jw, "unplaced_reasons");
+	jsonw_start_object(jw);
 	for (i = 0; i <= SIM_MAX_REASONS; i++) {
 		if (!r->reasons[i].count)
 			continue;
-		fprintf(f, "%s", first ? "" : ", ");
-		json_str(f, r->reasons[i].text);
-		fprintf(f, ": %u", r->reasons[i].count);
-		first = false;
+		json_uint(jw, r->reasons[i].text, r->reasons[i].count);
 	}
-	fputc('}', f);
+	jsonw_end_object(jw);
 }
 
-static const char *jbool(bool b)
-{
-	return b ? "true" : "false";
-}
-
-static void json_run(FILE *f, const struct sim_result *r,
+static void json_run(struct json_writer *jw, const struct sim_result *r,
 		     const struct run_info *ri)
 {
-	fprintf(f, "{\"seed\": %llu, \"live\": %u, \"faulty_diameter\": %u, "
-		"\"quiet_ticks\": %u, \"rounds\": %u, \"rounds_coords\": %u, "
-		"\"rounds_to_placed\": ",
-		(unsigned long long)r->seed, r->live, ri->faulty_diameter,
-		ri->quiet, r->rounds, r->rounds_coords);
-	if (r->rounds_to_placed < 0)
-		fprintf(f, "null");
-	else
-		fprintf(f, "%lld", (long long)r->rounds_to_placed);
-	fprintf(f, ", \"rounds_run\": %u, \"stop\": \"%s\", "
-		"\"converged\": %s, \"placed\": %u, \"unplaced\": %u, "
-		"\"failed\": %u, \"unplaced_reasons\": ",
-		r->rounds_run, r->stop, jbool(r->converged), r->placed,
-		r->unplaced, r->failed);
-	json_reasons(f, r);
-	fprintf(f, ", \"consistent\": %s, \"frames\": %u, "
-		"\"components\": %u, \"main_component\": %u, "
-		"\"main_placed\": %u, \"orientation_ok\": %s, "
-		"\"blocks_in_main\": %u, \"blocks_failed\": %u, "
-		"\"blocks_ok\": %s, "
-		"\"bad_coord\": %u, \"bad_dims\": %u, \"bad_portmap\": %u, "
-		"\"bad_frames\": %u, \"split_components\": %u, "
-		"\"missing_portmap\": %u, \"msgs_per_node\": %.3f, "
-		"\"bytes_per_node\": %.1f, \"bad_rx\": %llu, "
-		"\"oversize_msgs\": %u, \"wall_s\": %.3f, "
-		"\"node_steps_per_s\": %.0f}",
-		jbool(r->consistent), r->frames, r->components,
-		r->main_component, r->main_placed, jbool(r->orientation_ok),
-		r->blocks_in_main, r->blocks_failed, jbool(r->blocks_ok),
-		r->bad_coord, r->bad_dims, r->bad_portmap, r->bad_frame,
-		r->split_components, r->missing_portmap, r->msgs_per_node,
-		r->bytes_per_node, (unsigned long long)r->bad_rx, r->oversize,
-		r->wall_s, r->loop_s > 0 ? r->node_steps / r->loop_s : 0.0);
+	jsonw_start_object(jw);
+	json_uint(jw, "seed", r->seed);
+	json_uint(jw, "live", r->live);
+	json_uint(jw, "faulty_diameter", ri->faulty_diameter);
+	json_uint(jw, "quiet_ticks", ri->quiet);
+	json_uint(jw, "rounds", r->rounds);
+	json_uint(jw, "rounds_coords", r->rounds_coords);
+	json_rounds_to_placed(jw, r->rounds_to_placed);
+	json_uint(jw, "rounds_run", r->rounds_run);
+	json_string(jw, "stop", r->stop);
+	json_bool(jw, "converged", r->converged);
+	json_uint(jw, "placed", r->placed);
+	json_uint(jw, "unplaced", r->unplaced);
+	json_uint(jw, "failed", r->failed);
+	json_reasons(jw, r);
+	json_bool(jw, "consistent", r->consistent);
+	json_uint(jw, "frames", r->frames);
+	json_uint(jw, "components", r->components);
+	json_uint(jw, "main_component", r->main_component);
+	json_uint(jw, "main_placed", r->main_placed);
+	json_bool(jw, "orientation_ok", r->orientation_ok);
+	json_uint(jw, "blocks_in_main", r->blocks_in_main);
+	json_uint(jw, "blocks_failed", r->blocks_failed);
+	json_bool(jw, "blocks_ok", r->blocks_ok);
+	json_uint(jw, "bad_coord", r->bad_coord);
+	json_uint(jw, "bad_dims", r->bad_dims);
+	json_uint(jw, "bad_portmap", r->bad_portmap);
+	json_uint(jw, "bad_frames", r->bad_frame);
+	json_uint(jw, "split_components", r->split_components);
+	json_uint(jw, "missing_portmap", r->missing_portmap);
+	json_float(jw, "msgs_per_node", "%.3f", r->msgs_per_node);
+	json_float(jw, "bytes_per_node", "%.1f", r->bytes_per_node);
+	json_uint(jw, "bad_rx", r->bad_rx);
+	json_uint(jw, "oversize_msgs", r->oversize);
+	json_float(jw, "wall_s", "%.3f", r->wall_s);
+	json_float(jw, "node_steps_per_s", "%.0f",
+		   r->loop_s > 0 ? r->node_steps / r->loop_s : 0.0);
+	jsonw_end_object(jw);
 }
 
 int main(int argc, char **argv)
@@ -580,69 +602,75 @@ int main(int argc, char **argv)
 	shape_str(bshape, sizeof(bshape), o.ndims, o.block);
 
 	if (o.json) {
-		FILE *f = stdout;
+		struct json_writer *jw = jsonw_new(stdout);
 		char wrap[2 * TC_MAX_AXES + 1];
 		size_t wl = 0;
 
+		if (!jw) {
+			fprintf(stderr, "torus-sim: out of memory\n");
+			return 1;
+		}
 		for (i = 0; i < o.ndims; i++)
 			wl += snprintf(wrap + wl, sizeof(wrap) - wl, "%s%d",
 				       i ? "," : "", !!(o.wrap & (1u << i)));
-		fprintf(f, "{\"dims\": \"%s\", \"wrap\": \"%s\", \"block\": ",
-			shape, wrap);
+		jsonw_start_object(jw);
+		json_string(jw, "dims", shape);
+		json_string(jw, "wrap", wrap);
+		json_string(jw, "block", o.blocks ? bshape : NULL);
+		json_string(jw, "miswire", miswire_names[o.miswire]);
+		json_float(jw, "node_fail", "%g", o.node_fail);
+		json_float(jw, "link_fail", "%g", o.link_fail);
+		json_uint(jw, "seed", o.seed);
+		json_uint(jw, "runs", o.runs);
+		json_uint(jw, "nodes", res[0].nodes);
+		json_uint(jw, "live", tot.live);
+		json_uint(jw, "diameter", ri[0].diameter);
+		json_uint(jw, "quiet_ticks", ri[0].quiet);
+		json_uint(jw, "rounds", tot.rounds);
+		json_uint(jw, "rounds_coords", tot.rounds_coords);
+		json_rounds_to_placed(jw, rtp);
+		json_uint(jw, "rounds_run", tot.rounds_run);
+		json_bool(jw, "converged", conv_runs == o.runs);
+		json_uint(jw, "placed", tot.placed);
+		json_uint(jw, "unplaced", tot.unplaced);
+		json_uint(jw, "failed", tot.failed);
+		json_reasons(jw, &tot);
+		json_bool(jw, "consistent", cons_runs == o.runs);
+		json_float(jw, "msgs_per_node", "%.3f", msgs / o.runs);
+		json_float(jw, "bytes_per_node", "%.1f", bytes / o.runs);
+		json_uint(jw, "state_bytes_per_node", tot.state_bytes);
+		json_uint(jw, "harness_bytes_per_node", harness);
+		json_float(jw, "wall_s", "%.3f", tot.wall_s);
+		json_uint(jw, "node_steps", steps);
+		json_float(jw, "node_steps_per_s", "%.0f",
+			   loop_s > 0 ? steps / loop_s : 0.0);
+		json_float(jw, "orientation_success", "%.6g",
+			   (double)ok_runs / o.runs);
 		if (o.blocks)
-			fprintf(f, "\"%s\"", bshape);
-		else
-			fprintf(f, "null");
-		fprintf(f, ", \"miswire\": \"%s\", \"node_fail\": %g, "
-			"\"link_fail\": %g, \"seed\": %llu, \"runs\": %u, "
-			"\"nodes\": %u, \"live\": %u, \"diameter\": %u, "
-			"\"quiet_ticks\": %u, \"rounds\": %u, "
-			"\"rounds_coords\": %u, \"rounds_to_placed\": ",
-			miswire_names[o.miswire], o.node_fail, o.link_fail,
-			(unsigned long long)o.seed, o.runs, res[0].nodes,
-			tot.live, ri[0].diameter, ri[0].quiet, tot.rounds,
-			tot.rounds_coords);
-		if (rtp < 0)
-			fprintf(f, "null");
-		else
-			fprintf(f, "%lld", (long long)rtp);
-		fprintf(f, ", \"rounds_run\": %u, \"converged\": %s, "
-			"\"placed\": %u, \"unplaced\": %u, \"failed\": %u, "
-			"\"unplaced_reasons\": ",
-			tot.rounds_run, jbool(conv_runs == o.runs), tot.placed,
-			tot.unplaced, tot.failed);
-		json_reasons(f, &tot);
-		fprintf(f, ", \"consistent\": %s, \"msgs_per_node\": %.3f, "
-			"\"bytes_per_node\": %.1f, "
-			"\"state_bytes_per_node\": %zu, "
-			"\"harness_bytes_per_node\": %zu, \"wall_s\": %.3f, "
-			"\"node_steps\": %llu, \"node_steps_per_s\": %.0f, "
-			"\"orientation_success\": %.6g, ",
-			jbool(cons_runs == o.runs), msgs / o.runs,
-			bytes / o.runs, tot.state_bytes, harness, tot.wall_s,
-			(unsigned long long)steps,
-			loop_s > 0 ? steps / loop_s : 0.0,
-			(double)ok_runs / o.runs);
-		if (o.blocks)
-			fprintf(f, "\"block_orientation_success\": %.6g, ",
-				(double)bok / o.runs);
-		fprintf(f, "\"lower_bound\": ");
+			json_float(jw, "block_orientation_success", "%.6g",
+				   (double)bok / o.runs);
+		/* null where Eq. 6-7 do not apply (see bound.c) */
+		json_float(jw, "lower_bound", "%.17g", b.have ? b.lb : NAN);
+		json_float(jw, "lower_bound_fail", "%.6g",
+			   b.have ? b.lb_fail : NAN);
+		jsonw_name(jw, "lower_bound_faces");
 		if (b.have)
-			fprintf(f, "%.17g, \"lower_bound_fail\": %.6g, "
-				"\"lower_bound_faces\": %u",
-				b.lb, b.lb_fail, b.k);
+			jsonw_u64(jw, b.k);
 		else
-			fprintf(f, "null");
-		if (b.have_eq8)
-			fprintf(f, ", \"lower_bound_eq8\": %.17g, "
-				"\"lower_bound_eq8_fail\": %.6g",
-				b.eq8, b.eq8_fail);
-		fprintf(f, ", \"per_run\": [");
-		for (i = 0; i < o.runs; i++) {
-			fprintf(f, "%s", i ? ", " : "");
-			json_run(f, &res[i], &ri[i]);
+			jsonw_null(jw);
+		if (b.have_eq8) {
+			json_float(jw, "lower_bound_eq8", "%.17g", b.eq8);
+			json_float(jw, "lower_bound_eq8_fail", "%.6g",
+				   b.eq8_fail);
 		}
-		fprintf(f, "]}\n");
+		jsonw_name(jw, "per_run");
+		jsonw_start_array(jw);
+		for (i = 0; i < o.runs; i++)
+			json_run(jw, &res[i], &ri[i]);
+		jsonw_end_array(jw);
+		jsonw_end_object(jw);
+		/* ends the line */
+		jsonw_destroy(&jw);
 	} else {
 		printf("torus-sim: %s %s, ", shape,
 		       o.wrap == (1u << o.ndims) - 1 ? "torus" :

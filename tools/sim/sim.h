@@ -129,6 +129,7 @@ unsigned int sim_diameter(const struct sim_opts *o, const uint16_t *dims);
 int sim_run(const struct sim_world *w, struct sim_result *res);
 
 /* bound.c */
+#define SIM_BOUND_MIN_N	5	/* smallest block edge Eq. 6 applies to */
 struct sim_bound {
 	bool have;		/* Eq. 6-7 apply (cubic 3-D blocks, k > 0) */
 	unsigned int n;		/* block edge N */

@@ -328,9 +328,10 @@ void node_rec_print_fields(const struct torus_node_rec *r, int stats)
 	print_ifname(r->ifindex, r->ifname);
 	print_string(PRINT_ANY, "state", " state %s", format_state(r->state));
 	print_string(PRINT_ANY, "role", " role %s", format_role(r->role));
-	print_u64(PRINT_ANY, "id", " id %" PRIu64, r->id);
+	print_u64_as_string(PRINT_ANY, "id", " id %" PRIu64, r->id);
 	if (r->leader)
-		print_u64(PRINT_ANY, "leader", " leader %" PRIu64, r->leader);
+		print_u64_as_string(PRINT_ANY, "leader", " leader %" PRIu64,
+				    r->leader);
 	print_uint(PRINT_ANY, "generation", " generation %u", r->generation);
 	print_nl();
 

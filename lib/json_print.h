@@ -7,6 +7,13 @@
  * PRINT_FP prints only in text mode, PRINT_JSON only in JSON mode,
  * PRINT_ANY in both: @key names the JSON member (NULL inside arrays),
  * @fmt is the printf format used for text (NULL prints nothing).
+ *
+ * Shared by torus, torusd's state file and torus-sim, so all three write
+ * the same JSON: strings are valid UTF-8 whatever bytes they are given
+ * (control characters escaped, a byte that is not part of well-formed
+ * UTF-8 written as \u00XX, the code point of the same value), doubles
+ * that are not finite are null, and 64-bit identifiers are decimal
+ * strings (jq and JavaScript round numbers above 2^53).
  */
 #ifndef TORUS_JSON_PRINT_H
 #define TORUS_JSON_PRINT_H
@@ -30,6 +37,10 @@ void jsonw_end_array(struct json_writer *self);
 void jsonw_string(struct json_writer *self, const char *value);
 void jsonw_u64(struct json_writer *self, uint64_t value);
 void jsonw_s64(struct json_writer *self, int64_t value);
+/* a 64-bit identifier as a decimal string: "13441520399186018479" */
+void jsonw_u64_string(struct json_writer *self, uint64_t value);
+/* @fmt formats one double (e.g. "%.3f"); NaN and infinities are null */
+void jsonw_float(struct json_writer *self, const char *fmt, double value);
 void jsonw_bool(struct json_writer *self, bool value);
 void jsonw_null(struct json_writer *self);
 /* a number already formatted by the caller, e.g. "12.5" */
@@ -62,6 +73,12 @@ void print_uint(enum output_type type, const char *key, const char *fmt,
 		unsigned int value);
 void print_u64(enum output_type type, const char *key, const char *fmt,
 	       uint64_t value);
+/* JSON: a decimal string (see jsonw_u64_string) */
+void print_u64_as_string(enum output_type type, const char *key,
+			 const char *fmt, uint64_t value);
+/* JSON: %.17g, null if not finite; text: @fmt */
+void print_float(enum output_type type, const char *key, const char *fmt,
+		 double value);
 void print_int(enum output_type type, const char *key, const char *fmt,
 	       int value);
 /* text: @fmt receives "true" or "false" */

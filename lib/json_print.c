@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * json_print.c - a small JSON writer and the text/JSON print layer
+ * json_print.c - a small JSON writer and the text/JSON print layer,
+ * shared by torus, torusd (its state file) and torus-sim
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "json_print.h"
@@ -72,12 +74,54 @@ static void jsonw_eor(struct json_writer *self)
 		jsonw_indent(self);
 }
 
+/*
+ * Length of the well-formed UTF-8 sequence at @p (RFC 3629: no overlong
+ * forms, no surrogates, nothing above U+10FFFF), 0 if there is none.
+ */
+static size_t utf8_seq_len(const unsigned char *p)
+{
+	size_t len, i;
+	unsigned int cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	/* a NUL terminator is not a continuation byte: no overread */
+	for (i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+/*
+ * A JSON string that is valid UTF-8 whatever @s holds: well-formed UTF-8
+ * passes through, control characters are escaped, and each byte that is
+ * not part of well-formed UTF-8 becomes \u00XX, the code point of the
+ * same value (Latin-1), so no byte is lost.
+ */
 static void jsonw_puts(struct json_writer *self, const char *s)
 {
-	const unsigned char *p;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len;
 
 	fputc('"', self->out);
-	for (p = (const unsigned char *)s; *p; p++) {
+	while (*p) {
 		switch (*p) {
 		case '"':
 			fputs("\\\"", self->out);
@@ -101,11 +145,16 @@ static void jsonw_puts(struct json_writer *self, const char *s)
 			fputs("\\t", self->out);
 			break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			len = utf8_seq_len(p);
+			if (*p < 0x20 || *p == 0x7f || !len) {
 				fprintf(self->out, "\\u%04x", *p);
-			else
-				fputc(*p, self->out);
+				break;
+			}
+			fwrite(p, 1, len, self->out);
+			p += len;
+			continue;
 		}
+		p++;
 	}
 	fputc('"', self->out);
 }
@@ -176,6 +225,21 @@ void jsonw_s64(struct json_writer *self, int64_t value)
 {
 	jsonw_eor(self);
 	fprintf(self->out, "%" PRId64, value);
+}
+
+void jsonw_float(struct json_writer *self, const char *fmt, double value)
+{
+	jsonw_eor(self);
+	if (isfinite(value))
+		fprintf(self->out, fmt, value);
+	else
+		fputs("null", self->out);
+}
+
+void jsonw_u64_string(struct json_writer *self, uint64_t value)
+{
+	jsonw_eor(self);
+	fprintf(self->out, "\"%" PRIu64 "\"", value);
 }
 
 void jsonw_bool(struct json_writer *self, bool value)
@@ -321,6 +385,28 @@ void print_u64(enum output_type type, const char *key, const char *fmt,
 	if (want_json(type)) {
 		json_key(key);
 		jsonw_u64(jw, value);
+	} else if (want_fp(type, fmt)) {
+		fprintf(out(), fmt, value);
+	}
+}
+
+void print_u64_as_string(enum output_type type, const char *key,
+			 const char *fmt, uint64_t value)
+{
+	if (want_json(type)) {
+		json_key(key);
+		jsonw_u64_string(jw, value);
+	} else if (want_fp(type, fmt)) {
+		fprintf(out(), fmt, value);
+	}
+}
+
+void print_float(enum output_type type, const char *key, const char *fmt,
+		 double value)
+{
+	if (want_json(type)) {
+		json_key(key);
+		jsonw_float(jw, "%.17g", value);
 	} else if (want_fp(type, fmt)) {
 		fprintf(out(), fmt, value);
 	}
