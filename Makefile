@@ -46,6 +46,7 @@ tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; \
 	else echo "tools: tools/Makefile not there yet, skipping" >&2; fi
 	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim; fi
+	@$(MAKE) -C tests/bench
 
 deps:
 	@scripts/deps
@@ -95,6 +96,7 @@ clean:
 	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon clean; fi
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
 	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim clean; fi
+	@$(MAKE) -C tests/bench clean
 	rm -rf build/bin build/test.log build/vm/runs build/vm/console.log build/vm/dmesg.log
 
 distclean: clean
