@@ -82,7 +82,7 @@ demo:
 bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
-	tests/vm/run -- tests/bench/bench.sh
+	tests/vm/run --timeout 1800 -- tests/bench/bench.sh
 
 # the simulator at Blue Gene/L scale (host only, no VM)
 bench-sim:
