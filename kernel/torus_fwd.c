@@ -200,6 +200,11 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	/* control frames are the daemon's: pass them to packet sockets */
 	if (h->type == TORUS_T_CTRL && h->version == TORUS_HDR_VERSION)
 		return RX_HANDLER_PASS;
+	/* The frame has left its sender's node: release the sender's socket
+	 * now, as ip_rcv() does, or every hop of the path holds its send
+	 * buffer and TCP small queues (a 31-hop path starves TCP).
+	 */
+	skb_orphan(skb);
 
 	fib = rcu_dereference(node->fib);
 	if (unlikely(!fib || !fib->placed)) {

@@ -165,6 +165,42 @@ def check_cut(rack):
                                                 drops1 - drops0)
 
 
+@case("torus4x4x4_transit_frees_sender_buffer")
+def check_transit_orphan(rack):
+    """A frame stops counting against its sender's socket once it has left
+    the sender's node, as ip_rcv() does for forwarded IP; otherwise every
+    hop of the path holds the send buffer (and TCP small queues)."""
+    src, transit, dst, count = (0, 0, 0), (1, 0, 0), (2, 0, 0), 5
+    out = port_name(0, False)
+    # tbf holds frames on the transit node's way out without orphaning them
+    # (netem would orphan them itself): about 9 s each at 1 kbit/s, long
+    # enough for a slow VM to look at the queue and the sender
+    tbf = ["tc", "qdisc", "add", "dev", out, "root", "tbf", "rate", "1kbit",
+           "burst", "1600", "limit", "100000"]
+    res = rack.exec(transit, tbf, check=False)
+    assert res.returncode == 0, "tc tbf: " + res.stderr
+    try:
+        res = rack.exec(src, [
+            "python3", "-c",
+            "import array,fcntl,socket,sys,termios,time\n"
+            "s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)\n"
+            "for _ in range(int(sys.argv[2])): s.sendto(b'x'*1000,(sys.argv[1],9))\n"
+            "time.sleep(0.5)\n"
+            "q=array.array('i',[0]); fcntl.ioctl(s,termios.TIOCOUTQ,q)\n"
+            "print(q[0])\n", addr(dst), str(count)], check=False)
+        assert res.returncode == 0, res.stderr
+        held = int(res.stdout.split()[-1])
+        stats = rack.exec(transit, ["tc", "-s", "qdisc", "show", "dev", out],
+                          check=False).stdout
+    finally:
+        rack.exec(transit, ["tc", "qdisc", "del", "dev", out, "root"],
+                  check=False)
+    assert "backlog 0b 0p" not in stats, "tbf held nothing: " + stats
+    assert held == 0, ("%d bytes of the sender's buffer still held while "
+                       "its frames wait on %s" % (held, fmt(transit)))
+    return "send buffer free while frames wait on the transit node"
+
+
 @case("torus4x4x4_hop_limit_loop")
 def check_loop(rack):
     """A wrong port map makes a loop; the hop limit ends it, counted."""
@@ -420,6 +456,7 @@ def main():
     check_tcp(rack)
     check_counters(rack)
     check_cut(rack)
+    check_transit_orphan(rack)
     check_loop(rack)
     check_bad_input(rack)
     check_exception(rack)
