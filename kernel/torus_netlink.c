@@ -3,7 +3,7 @@
  * Generic netlink family "torus": node configuration, ports, the port
  * map, cable control, route lookup and exceptions, and events.  Every
  * request is validated by the policy; changes need CAP_NET_ADMIN in the
- * user namespace owning the device's netns.  Replies, dumps and
+ * user namespace owning the device's netns (torus_nl_pre_doit()).  Replies, dumps and
  * notifications share one fill function per object.
  */
 #include <linux/if.h>
@@ -18,6 +18,9 @@
 
 static struct genl_family torus_genl_family;
 static bool torus_genl_ready;
+
+/* genl_ops.internal_flags: the command changes state */
+#define TORUS_NL_ADMIN	BIT(0)
 
 static struct netlink_range_validation torus_loss_range = {
 	.max = TORUS_LOSS_PPM_MAX,
@@ -76,6 +79,8 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_ROUTE]		= NLA_POLICY_NESTED(torus_route_policy),
 	[TORUS_A_GENERATION]	= { .type = NLA_REJECT },
 	[TORUS_A_LEADER]	= { .type = NLA_U64 },
+	[TORUS_A_ROUTES]	= NLA_POLICY_NESTED_ARRAY(torus_route_policy),
+	[TORUS_A_ROUTES_REPLACE]	= { .type = NLA_FLAG },
 };
 
 /* ---- parsing helpers ---- */
@@ -524,17 +529,17 @@ static int torus_nl_parse_geom(struct genl_info *info, struct torus_geom *g)
 static int torus_nl_node_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **attrs = info->attrs;
-	struct torus_geom geom, *g = NULL;
-	const struct torus_fib *fib;
+	struct torus_node_change c;
+	struct torus_geom geom;
 	struct torus_node *node;
-	u8 state, role;
+	bool has_geom = false;
 	int err;
 
 	if (attrs[TORUS_A_COORD] || attrs[TORUS_A_DIMS] || attrs[TORUS_A_WRAP]) {
 		err = torus_nl_parse_geom(info, &geom);
 		if (err)
 			return err;
-		g = &geom;
+		has_geom = true;
 	}
 
 	rtnl_lock();
@@ -543,40 +548,33 @@ static int torus_nl_node_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(node);
 		goto out;
 	}
-	fib = rtnl_dereference(node->fib);
-	state = node->state;
-	role = node->role;
-	if (g) {
-		state = TORUS_STATE_PLACED;
-		role = TORUS_ROLE_STATIC;
+	torus_node_change_init(node, &c);
+	if (has_geom) {
+		c.geom = geom;
+		c.has_geom = true;
+		c.state = TORUS_STATE_PLACED;
+		c.role = TORUS_ROLE_STATIC;
 	}
 	if (attrs[TORUS_A_STATE])
-		state = nla_get_u8(attrs[TORUS_A_STATE]);
+		c.state = nla_get_u8(attrs[TORUS_A_STATE]);
 	if (attrs[TORUS_A_ROLE])
-		role = nla_get_u8(attrs[TORUS_A_ROLE]);
-	if (state == TORUS_STATE_PLACED && !g && !fib->geom.ndims) {
-		NL_SET_ERR_MSG(info->extack,
-			       "torus: a placed node needs coordinates and extents");
-		err = -EINVAL;
-		goto out;
-	}
-
+		c.role = nla_get_u8(attrs[TORUS_A_ROLE]);
 	if (attrs[TORUS_A_NODE_ID])
-		node->id = nla_get_u64(attrs[TORUS_A_NODE_ID]);
+		c.id = nla_get_u64(attrs[TORUS_A_NODE_ID]);
 	if (attrs[TORUS_A_LEADER])
-		node->leader = nla_get_u64(attrs[TORUS_A_LEADER]);
+		c.leader = nla_get_u64(attrs[TORUS_A_LEADER]);
 	if (attrs[TORUS_A_HOP_LIMIT])
-		node->hop_limit = nla_get_u8(attrs[TORUS_A_HOP_LIMIT]);
+		c.hop_limit = nla_get_u8(attrs[TORUS_A_HOP_LIMIT]);
 	if (attrs[TORUS_A_REASON])
-		nla_strscpy(node->reason, attrs[TORUS_A_REASON],
-			    sizeof(node->reason));
-	else if (state != node->state && state != TORUS_STATE_FAILED)
-		node->reason[0] = '\0';
-	node->state = state;
-	node->role = role;
-	err = torus_node_set_fib(node, g, state == TORUS_STATE_PLACED, NULL);
-	if (!err)
-		torus_notify_node(node);
+		nla_strscpy(c.reason, attrs[TORUS_A_REASON], sizeof(c.reason));
+	else if (c.state != node->state && c.state != TORUS_STATE_FAILED)
+		c.reason[0] = '\0';
+
+	err = torus_node_change_prepare(node, &c, GFP_KERNEL, info->extack);
+	if (err)
+		goto out;
+	torus_node_change_commit(node, &c);
+	torus_notify_node(node);
 out:
 	rtnl_unlock();
 	return err;
@@ -937,28 +935,85 @@ out:
 	return skb->len;
 }
 
-static int torus_nl_route_set_doit(struct sk_buff *skb, struct genl_info *info)
+/*
+ * One exception from a TORUS_A_ROUTE-style nest: a destination and one
+ * of via or dir, in the node's geometry @g.
+ */
+static int torus_nl_parse_exc(struct nlattr *nest, const struct torus_geom *g,
+			      struct torus_route_exc *exc,
+			      struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[TORUS_ROUTE_A_MAX + 1];
-	struct netlink_ext_ack *extack = info->extack;
-	struct torus_rtable *old, *rt;
-	struct torus_route_exc exc = {};
-	const struct torus_fib *fib;
-	struct torus_node *node;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_ROUTE))
-		return -EINVAL;
-	err = nla_parse_nested(tb, TORUS_ROUTE_A_MAX, info->attrs[TORUS_A_ROUTE],
-			       torus_route_policy, extack);
+	err = nla_parse_nested(tb, TORUS_ROUTE_A_MAX, nest, torus_route_policy,
+			       extack);
 	if (err)
 		return err;
 	if (!tb[TORUS_ROUTE_A_DST] ||
 	    !tb[TORUS_ROUTE_A_VIA] == !tb[TORUS_ROUTE_A_DIR]) {
-		NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_ROUTE],
+		NL_SET_ERR_MSG_ATTR(extack, nest,
 				    "torus: an exception needs a destination and one of via or dir");
 		return -EINVAL;
 	}
+	memset(exc, 0, sizeof(*exc));
+	err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_DST], g, exc->dst, extack);
+	if (err)
+		return err;
+	exc->dir = TORUS_DIR_NONE;
+	if (tb[TORUS_ROUTE_A_VIA]) {
+		err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_VIA], g, exc->via,
+					   extack);
+		if (err)
+			return err;
+		exc->has_via = true;
+		return 0;
+	}
+	exc->dir = nla_get_u8(tb[TORUS_ROUTE_A_DIR]);
+	if (TORUS_DIR_AXIS(exc->dir) >= g->ndims) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_ROUTE_A_DIR],
+				    "torus: direction on an axis the node does not have");
+		return -ERANGE;
+	}
+	return 0;
+}
+
+/* Exceptions are for a node with coordinates.  Under RTNL. */
+static const struct torus_geom *
+torus_nl_route_geom(struct torus_node *node, struct netlink_ext_ack *extack)
+{
+	const struct torus_fib *fib = rtnl_dereference(node->fib);
+
+	if (!fib->geom.ndims) {
+		NL_SET_ERR_MSG(extack, "torus: node has no coordinates");
+		return NULL;
+	}
+	return &fib->geom;
+}
+
+/* Replace the node's exception table by @rt (NULL: empty).  RTNL. */
+static void torus_nl_publish_routes(struct torus_node *node,
+				    struct torus_rtable *rt)
+{
+	struct torus_rtable *old = rtnl_dereference(node->routes);
+
+	rcu_assign_pointer(node->routes, rt);
+	if (old)
+		kvfree_rcu(old, rcu);
+	node->generation++;
+}
+
+static int torus_nl_route_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	const struct torus_geom *g;
+	struct torus_route_exc exc;
+	struct torus_node *node;
+	struct torus_rtable *rt;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_ROUTE))
+		return -EINVAL;
 
 	rtnl_lock();
 	node = torus_nl_get_node(info);
@@ -966,44 +1021,87 @@ static int torus_nl_route_set_doit(struct sk_buff *skb, struct genl_info *info)
 		err = PTR_ERR(node);
 		goto out;
 	}
-	fib = rtnl_dereference(node->fib);
-	if (!fib->geom.ndims) {
-		NL_SET_ERR_MSG(extack, "torus: node has no coordinates");
+	g = torus_nl_route_geom(node, extack);
+	if (!g) {
 		err = -ENETUNREACH;
 		goto out;
 	}
-	err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_DST], &fib->geom, exc.dst,
-				   extack);
+	err = torus_nl_parse_exc(info->attrs[TORUS_A_ROUTE], g, &exc, extack);
 	if (err)
 		goto out;
-	exc.dir = TORUS_DIR_NONE;
-	if (tb[TORUS_ROUTE_A_VIA]) {
-		err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_VIA], &fib->geom,
-					   exc.via, extack);
-		if (err)
-			goto out;
-		exc.has_via = true;
-	} else {
-		exc.dir = nla_get_u8(tb[TORUS_ROUTE_A_DIR]);
-		if (TORUS_DIR_AXIS(exc.dir) >= fib->geom.ndims) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_ROUTE_A_DIR],
-					    "torus: direction on an axis the node does not have");
-			err = -ERANGE;
-			goto out;
-		}
-	}
-	old = rtnl_dereference(node->routes);
-	rt = torus_rtable_upsert(old, &exc);
+	rt = torus_rtable_upsert(rtnl_dereference(node->routes), &exc);
 	if (IS_ERR(rt)) {
 		err = PTR_ERR(rt);
+		if (err == -ENOSPC)
+			NL_SET_ERR_MSG(extack, "torus: route exception table full");
 		goto out;
 	}
-	rcu_assign_pointer(node->routes, rt);
-	if (old)
-		kvfree_rcu(old, rcu);
-	node->generation++;
+	torus_nl_publish_routes(node, rt);
 out:
 	rtnl_unlock();
+	return err;
+}
+
+static int torus_nl_route_batch_doit(struct sk_buff *skb,
+				     struct genl_info *info)
+{
+	struct nlattr *list = info->attrs[TORUS_A_ROUTES], *entry;
+	struct netlink_ext_ack *extack = info->extack;
+	struct torus_route_exc *batch;
+	const struct torus_geom *g;
+	struct torus_node *node;
+	struct torus_rtable *rt;
+	u32 n = 0;
+	int err, rem;
+
+	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_ROUTES))
+		return -EINVAL;
+	nla_for_each_nested(entry, list, rem)
+		n++;
+	if (n > TORUS_MAX_ROUTES) {
+		NL_SET_ERR_MSG_ATTR(extack, list,
+				    "torus: more exceptions than a table holds");
+		return -ENOSPC;
+	}
+	batch = kvmalloc_array(max(n, 1U), sizeof(*batch), GFP_KERNEL);
+	if (!batch)
+		return -ENOMEM;
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	g = torus_nl_route_geom(node, extack);
+	if (!g) {
+		err = -ENETUNREACH;
+		goto out;
+	}
+	n = 0;
+	nla_for_each_nested(entry, list, rem) {
+		err = torus_nl_parse_exc(entry, g, &batch[n++], extack);
+		if (err)
+			goto out;
+	}
+	rt = torus_rtable_build(rtnl_dereference(node->routes), batch, n,
+				nla_get_flag(info->attrs[TORUS_A_ROUTES_REPLACE]),
+				GFP_KERNEL);
+	if (IS_ERR(rt)) {
+		err = PTR_ERR(rt);
+		if (err == -EEXIST)
+			NL_SET_ERR_MSG_ATTR(extack, list,
+					    "torus: a destination appears twice in the batch");
+		else if (err == -ENOSPC)
+			NL_SET_ERR_MSG_ATTR(extack, list,
+					    "torus: route exception table full");
+		goto out;
+	}
+	torus_nl_publish_routes(node, rt);
+	err = 0;
+out:
+	rtnl_unlock();
+	kvfree(batch);
 	return err;
 }
 
@@ -1046,13 +1144,29 @@ static int torus_nl_route_del_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 		}
 	}
-	rcu_assign_pointer(node->routes, rt);
-	if (old)
-		kvfree_rcu(old, rcu);
-	node->generation++;
+	torus_nl_publish_routes(node, rt);
 out:
 	rtnl_unlock();
 	return err;
+}
+
+/*
+ * Changes need CAP_NET_ADMIN in the user namespace owning the netns the
+ * request acts in, as for ip link (GENL_UNS_ADMIN_PERM): a user
+ * namespace manages the devices of its own netns, never those of the
+ * init netns.  Checked here rather than by that flag so the refusal
+ * says why.
+ */
+static int torus_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
+			     struct genl_info *info)
+{
+	if (!(ops->internal_flags & TORUS_NL_ADMIN) ||
+	    netlink_ns_capable(skb, genl_info_net(info)->user_ns,
+			       CAP_NET_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(info->extack,
+		       "torus: changes need CAP_NET_ADMIN in the network namespace's user namespace");
+	return -EPERM;
 }
 
 static const struct genl_ops torus_genl_ops[] = {
@@ -1064,7 +1178,7 @@ static const struct genl_ops torus_genl_ops[] = {
 	{
 		.cmd	= TORUS_CMD_NODE_SET,
 		.doit	= torus_nl_node_set_doit,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.internal_flags	= TORUS_NL_ADMIN,
 	},
 	{
 		.cmd	= TORUS_CMD_PORT_GET,
@@ -1074,12 +1188,12 @@ static const struct genl_ops torus_genl_ops[] = {
 	{
 		.cmd	= TORUS_CMD_PORTMAP_SET,
 		.doit	= torus_nl_portmap_set_doit,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.internal_flags	= TORUS_NL_ADMIN,
 	},
 	{
 		.cmd	= TORUS_CMD_CABLE_SET,
 		.doit	= torus_nl_cable_set_doit,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.internal_flags	= TORUS_NL_ADMIN,
 	},
 	{
 		.cmd	= TORUS_CMD_ROUTE_GET,
@@ -1089,17 +1203,22 @@ static const struct genl_ops torus_genl_ops[] = {
 	{
 		.cmd	= TORUS_CMD_ROUTE_SET,
 		.doit	= torus_nl_route_set_doit,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.internal_flags	= TORUS_NL_ADMIN,
 	},
 	{
 		.cmd	= TORUS_CMD_ROUTE_DEL,
 		.doit	= torus_nl_route_del_doit,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.internal_flags	= TORUS_NL_ADMIN,
 	},
 	{
 		.cmd	= TORUS_CMD_STATS_RESET,
 		.doit	= torus_nl_stats_reset_doit,
-		.flags	= GENL_UNS_ADMIN_PERM,
+		.internal_flags	= TORUS_NL_ADMIN,
+	},
+	{
+		.cmd	= TORUS_CMD_ROUTE_BATCH,
+		.doit	= torus_nl_route_batch_doit,
+		.internal_flags	= TORUS_NL_ADMIN,
 	},
 };
 
@@ -1113,6 +1232,7 @@ static struct genl_family torus_genl_family __ro_after_init = {
 	.maxattr	= TORUS_A_MAX,
 	.policy		= torus_policy,
 	.netnsok	= true,
+	.pre_doit	= torus_nl_pre_doit,
 	.module		= THIS_MODULE,
 	.ops		= torus_genl_ops,
 	.n_ops		= ARRAY_SIZE(torus_genl_ops),

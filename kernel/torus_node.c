@@ -43,9 +43,46 @@ u8 torus_port_global_dir(const struct torus_fib *fib,
 	return TORUS_DIR_NONE;
 }
 
-static u8 torus_fib_hop_limit(const struct torus_node *node)
+/**
+ * torus_fib_build - new forwarding state, not yet published
+ * @node: the node
+ * @g: geometry, NULL to keep the current one
+ * @placed: whether the node forwards
+ * @map: new port map, NULL to keep the current one
+ * @hop_limit: configured hop limit, 0 for the default
+ * @gfp: allocation flags
+ *
+ * Called under RTNL.  Return: the state, or NULL without memory.
+ */
+struct torus_fib *torus_fib_build(const struct torus_node *node,
+				  const struct torus_geom *g, bool placed,
+				  struct torus_port *const *map, u8 hop_limit,
+				  gfp_t gfp)
 {
-	return node->hop_limit ?: TORUS_HOP_LIMIT_DEFAULT;
+	const struct torus_fib *old = rtnl_dereference(node->fib);
+	struct torus_fib *fib;
+
+	fib = kmalloc(sizeof(*fib), gfp);
+	if (!fib)
+		return NULL;
+	*fib = *old;
+	if (g)
+		fib->geom = *g;
+	if (map)
+		memcpy(fib->map, map, sizeof(fib->map));
+	fib->placed = placed && fib->geom.ndims;
+	fib->hop_limit = hop_limit ?: TORUS_HOP_LIMIT_DEFAULT;
+	return fib;
+}
+
+/* Publish @fib from torus_fib_build(); cannot fail.  Under RTNL. */
+void torus_node_publish_fib(struct torus_node *node, struct torus_fib *fib)
+{
+	struct torus_fib *old = rtnl_dereference(node->fib);
+
+	rcu_assign_pointer(node->fib, fib);
+	kfree_rcu(old, rcu);
+	node->generation++;
 }
 
 /**
@@ -60,21 +97,13 @@ static u8 torus_fib_hop_limit(const struct torus_node *node)
 int torus_node_set_fib(struct torus_node *node, const struct torus_geom *g,
 		       bool placed, struct torus_port *const *map)
 {
-	struct torus_fib *old = rtnl_dereference(node->fib), *fib;
+	struct torus_fib *fib;
 
-	fib = kmalloc(sizeof(*fib), GFP_KERNEL);
+	fib = torus_fib_build(node, g, placed, map, node->hop_limit,
+			      GFP_KERNEL);
 	if (!fib)
 		return -ENOMEM;
-	*fib = *old;
-	if (g)
-		fib->geom = *g;
-	if (map)
-		memcpy(fib->map, map, sizeof(fib->map));
-	fib->placed = placed && fib->geom.ndims;
-	fib->hop_limit = torus_fib_hop_limit(node);
-	rcu_assign_pointer(node->fib, fib);
-	kfree_rcu(old, rcu);
-	node->generation++;
+	torus_node_publish_fib(node, fib);
 	return 0;
 }
 

@@ -50,16 +50,6 @@ struct torus_rtable {
 	struct torus_route_exc exc[];
 };
 
-struct torus_pcpu_stats {
-	u64_stats_t rx_packets;
-	u64_stats_t rx_bytes;
-	u64_stats_t tx_packets;
-	u64_stats_t tx_bytes;
-	u64_stats_t fwd_packets;
-	u64_stats_t drops[__TORUS_DROP_MAX];
-	struct u64_stats_sync syncp;
-};
-
 struct torus_stats {
 	u64 rx_packets;
 	u64 rx_bytes;
@@ -68,6 +58,23 @@ struct torus_stats {
 	u64 fwd_packets;
 	u64 drops;
 	u64 drop[__TORUS_DROP_MAX];
+};
+
+/*
+ * The counters are written by their own CPU only; @base, what they were
+ * at the last reset, by the reset alone (under RTNL), and readers
+ * subtract it.
+ */
+struct torus_pcpu_stats {
+	u64_stats_t rx_packets;
+	u64_stats_t rx_bytes;
+	u64_stats_t tx_packets;
+	u64_stats_t tx_bytes;
+	u64_stats_t fwd_packets;
+	u64_stats_t drops[__TORUS_DROP_MAX];
+	struct u64_stats_sync syncp;
+	struct torus_stats base;
+	struct u64_stats_sync base_syncp;
 };
 
 struct torus_node;
@@ -216,5 +223,58 @@ int torus_netlink_init(void);
 void torus_netlink_exit(void);
 void torus_notify_node(struct torus_node *node);
 void torus_notify_port(struct torus_port *port);
+
+/* torus_route.c: route exceptions against a geometry, batches */
+unsigned int torus_diameter(const struct torus_geom *g);
+int torus_rtable_revalidate(const struct torus_rtable *old,
+			    const struct torus_geom *g, gfp_t gfp,
+			    struct torus_rtable **out);
+struct torus_rtable *torus_rtable_build(const struct torus_rtable *old,
+					struct torus_route_exc *batch, u32 n,
+					bool replace, gfp_t gfp);
+
+/* torus_node.c: forwarding state built, then published */
+struct torus_fib *torus_fib_build(const struct torus_node *node,
+				  const struct torus_geom *g, bool placed,
+				  struct torus_port *const *map, u8 hop_limit,
+				  gfp_t gfp);
+void torus_node_publish_fib(struct torus_node *node, struct torus_fib *fib);
+
+/**
+ * struct torus_node_change - a validated NODE_SET request
+ * @geom: new geometry, if @has_geom
+ * @has_geom: the geometry changes
+ * @id: node id
+ * @leader: leader id
+ * @state: enum torus_node_state
+ * @role: enum torus_node_role
+ * @hop_limit: configured hop limit, 0 for the default
+ * @reason: why the node is in @state
+ * @fib: forwarding state, allocated by torus_node_change_prepare()
+ * @routes: route exceptions still valid in @geom, if @new_routes
+ * @new_routes: @routes replaces the node's table
+ */
+struct torus_node_change {
+	struct torus_geom geom;
+	bool has_geom;
+	u64 id;
+	u64 leader;
+	u8 state;
+	u8 role;
+	u8 hop_limit;
+	char reason[TORUS_REASON_LEN];
+	struct torus_fib *fib;
+	struct torus_rtable *routes;
+	bool new_routes;
+};
+
+/* torus_config.c: node changes, all or nothing */
+void torus_node_change_init(const struct torus_node *node,
+			    struct torus_node_change *c);
+int torus_node_change_prepare(struct torus_node *node,
+			      struct torus_node_change *c, gfp_t gfp,
+			      struct netlink_ext_ack *extack);
+void torus_node_change_commit(struct torus_node *node,
+			      struct torus_node_change *c);
 
 #endif /* _TORUS_PRIV_H */

@@ -6,6 +6,7 @@
  */
 #include <linux/bsearch.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/string.h>
 #include <net/ipv6.h>
 
@@ -69,6 +70,17 @@ unsigned int torus_dor_hops(const struct torus_geom *g, const u8 *src,
 		up = (d + ext - s) % ext;
 		hops += min(up, ext - up);
 	}
+	return hops;
+}
+
+/* The longest dimension-ordered path between two nodes. */
+unsigned int torus_diameter(const struct torus_geom *g)
+{
+	unsigned int axis, hops = 0;
+
+	for (axis = 0; axis < g->ndims; axis++)
+		hops += g->wrap & BIT(axis) ? g->dims[axis] / 2 :
+					      g->dims[axis] - 1;
 	return hops;
 }
 
@@ -174,11 +186,11 @@ torus_rtable_lookup(const struct torus_rtable *rt, const u8 *dst)
 		       torus_exc_cmp);
 }
 
-static struct torus_rtable *torus_rtable_alloc(u32 count)
+static struct torus_rtable *torus_rtable_alloc(u32 count, gfp_t gfp)
 {
 	struct torus_rtable *rt;
 
-	rt = kvzalloc(struct_size(rt, exc, count), GFP_KERNEL);
+	rt = kvzalloc(struct_size(rt, exc, count), gfp);
 	if (rt)
 		rt->count = count;
 	return rt;
@@ -217,7 +229,7 @@ struct torus_rtable *torus_rtable_upsert(const struct torus_rtable *old,
 
 	if (!replace && n >= TORUS_MAX_ROUTES)
 		return ERR_PTR(-ENOSPC);
-	rt = torus_rtable_alloc(replace ? n : n + 1);
+	rt = torus_rtable_alloc(replace ? n : n + 1, GFP_KERNEL);
 	if (!rt)
 		return ERR_PTR(-ENOMEM);
 	if (pos)
@@ -247,11 +259,122 @@ struct torus_rtable *torus_rtable_remove(const struct torus_rtable *old,
 	if (!old || pos >= old->count ||
 	    memcmp(old->exc[pos].dst, dst, TORUS_MAX_AXES))
 		return ERR_PTR(-ENOENT);
-	rt = torus_rtable_alloc(old->count - 1);
+	rt = torus_rtable_alloc(old->count - 1, GFP_KERNEL);
 	if (!rt)
 		return ERR_PTR(-ENOMEM);
 	memcpy(rt->exc, old->exc, pos * sizeof(rt->exc[0]));
 	memcpy(&rt->exc[pos], &old->exc[pos + 1],
 	       (old->count - pos - 1) * sizeof(rt->exc[0]));
+	return rt;
+}
+
+/* An exception that still makes sense in geometry @g. */
+static bool torus_exc_valid(const struct torus_geom *g,
+			    const struct torus_route_exc *exc)
+{
+	if (!torus_coord_valid(g, exc->dst))
+		return false;
+	if (exc->has_via)
+		return torus_coord_valid(g, exc->via);
+	return TORUS_DIR_AXIS(exc->dir) < g->ndims;
+}
+
+/**
+ * torus_rtable_revalidate - the exceptions of @old still valid in @g
+ * @old: current table, may be NULL
+ * @g: the node's new geometry
+ * @gfp: allocation flags
+ * @out: the new table (NULL when it is empty), set only when entries
+ *	were dropped
+ *
+ * Exceptions name coordinates of one geometry: after the node's extents
+ * change, one towards a node that no longer exists would deliver or
+ * blackhole traffic, so it goes.
+ *
+ * Return: the number of exceptions dropped, or -ENOMEM.
+ */
+int torus_rtable_revalidate(const struct torus_rtable *old,
+			    const struct torus_geom *g, gfp_t gfp,
+			    struct torus_rtable **out)
+{
+	struct torus_rtable *rt;
+	u32 i, n = 0;
+
+	*out = NULL;
+	if (!old)
+		return 0;
+	for (i = 0; i < old->count; i++)
+		n += torus_exc_valid(g, &old->exc[i]);
+	if (n == old->count || !n)
+		return old->count - n;
+	rt = torus_rtable_alloc(n, gfp);
+	if (!rt)
+		return -ENOMEM;
+	for (i = 0, n = 0; i < old->count; i++)
+		if (torus_exc_valid(g, &old->exc[i]))
+			rt->exc[n++] = old->exc[i];
+	*out = rt;
+	return old->count - n;
+}
+
+static int torus_exc_sort_cmp(const void *a, const void *b)
+{
+	const struct torus_route_exc *x = a, *y = b;
+
+	return memcmp(x->dst, y->dst, TORUS_MAX_AXES);
+}
+
+/**
+ * torus_rtable_build - a table from a batch of exceptions
+ * @old: current table, may be NULL
+ * @batch: the exceptions, sorted in place
+ * @n: how many
+ * @replace: the batch is the whole new table; otherwise it is merged
+ *	into @old, a batch entry replacing an old one for the same @dst
+ * @gfp: allocation flags
+ *
+ * One sort and one merge, so loading n exceptions costs O(n log n)
+ * rather than a table copy per exception.
+ *
+ * Return: the new table, NULL if it is empty, ERR_PTR(-EEXIST) if the
+ * batch names a destination twice, -ENOSPC beyond TORUS_MAX_ROUTES, or
+ * -ENOMEM.
+ */
+struct torus_rtable *torus_rtable_build(const struct torus_rtable *old,
+					struct torus_route_exc *batch, u32 n,
+					bool replace, gfp_t gfp)
+{
+	u32 nold = replace || !old ? 0 : old->count, i = 0, j = 0, k = 0;
+	struct torus_rtable *rt;
+
+	sort(batch, n, sizeof(*batch), torus_exc_sort_cmp, NULL);
+	for (i = 1; i < n; i++)
+		if (!torus_exc_sort_cmp(&batch[i - 1], &batch[i]))
+			return ERR_PTR(-EEXIST);
+	if (n + nold == 0)
+		return NULL;
+	if (n > TORUS_MAX_ROUTES)
+		return ERR_PTR(-ENOSPC);
+	rt = torus_rtable_alloc(n + nold, gfp);
+	if (!rt)
+		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < nold || j < n; ) {
+		int cmp = i >= nold ? 1 : j >= n ? -1 :
+			  memcmp(old->exc[i].dst, batch[j].dst,
+				 TORUS_MAX_AXES);
+
+		if (cmp < 0) {
+			rt->exc[k++] = old->exc[i++];
+			continue;
+		}
+		if (!cmp)
+			i++;
+		rt->exc[k++] = batch[j++];
+	}
+	if (k > TORUS_MAX_ROUTES) {
+		kvfree(rt);
+		return ERR_PTR(-ENOSPC);
+	}
+	rt->count = k;
 	return rt;
 }

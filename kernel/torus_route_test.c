@@ -305,6 +305,127 @@ static void torus_rtable_ops(struct kunit *test)
 	kvfree(rt);
 }
 
+/* The diameter is the longest of all dimension-ordered paths. */
+static void torus_diameter_is_longest_path(struct kunit *test)
+{
+	const struct torus_geom_case *c = test->param_value;
+	u8 src[TORUS_MAX_AXES], dst[TORUS_MAX_AXES];
+	unsigned int n, d, longest = 0;
+	struct torus_geom g;
+
+	torus_geom_from_case(c, &g);
+	n = torus_geom_nodes(&g);
+	torus_index_to_coord(&g, 0, src);
+	for (d = 0; d < n; d++) {
+		torus_index_to_coord(&g, d, dst);
+		longest = max(longest, torus_dor_hops(&g, src, dst));
+	}
+	KUNIT_EXPECT_EQ(test, torus_diameter(&g), longest);
+}
+
+/*
+ * A batch of n exceptions in one table build: sorted, merged with the
+ * old table (the batch wins), or replacing it; duplicates refused.
+ */
+static void torus_rtable_batch(struct kunit *test)
+{
+	const unsigned int n = 1000;
+	struct torus_route_exc *batch, dup[2] = {};
+	struct torus_rtable *rt, *merged;
+	const struct torus_route_exc *hit;
+	u8 key[TORUS_MAX_AXES] = {};
+	unsigned int i;
+
+	batch = kunit_kcalloc(test, n, sizeof(*batch), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, batch);
+	/* descending order, so the build has to sort */
+	for (i = 0; i < n; i++) {
+		batch[i].dst[0] = (n - 1 - i) % 32;
+		batch[i].dst[1] = (n - 1 - i) / 32;
+		batch[i].dir = TORUS_DIR(i % 2, 0);
+	}
+	rt = torus_rtable_build(NULL, batch, n, false, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rt));
+	KUNIT_EXPECT_EQ(test, rt->count, n);
+	for (i = 1; i < rt->count; i++)
+		KUNIT_ASSERT_LT(test, memcmp(rt->exc[i - 1].dst, rt->exc[i].dst,
+					     TORUS_MAX_AXES), 0);
+	key[0] = 5;
+	key[1] = 3;
+	hit = torus_rtable_lookup(rt, key);
+	KUNIT_ASSERT_NOT_NULL(test, hit);
+
+	/* merge: one old entry replaced, one added */
+	batch[0] = *hit;
+	batch[0].dir = TORUS_DIR(2, 1);
+	memset(&batch[1], 0, sizeof(batch[1]));
+	batch[1].dst[1] = 200;
+	batch[1].dir = TORUS_DIR(1, 1);
+	merged = torus_rtable_build(rt, batch, 2, false, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(merged));
+	KUNIT_EXPECT_EQ(test, merged->count, n + 1);
+	KUNIT_EXPECT_EQ(test, torus_rtable_lookup(merged, key)->dir,
+			TORUS_DIR(2, 1));
+	for (i = 1; i < merged->count; i++)
+		KUNIT_ASSERT_LT(test, memcmp(merged->exc[i - 1].dst,
+					     merged->exc[i].dst,
+					     TORUS_MAX_AXES), 0);
+	kvfree(merged);
+
+	/* replace: only the batch is left */
+	merged = torus_rtable_build(rt, batch, 2, true, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(merged));
+	KUNIT_EXPECT_EQ(test, merged->count, 2U);
+	kvfree(merged);
+	KUNIT_EXPECT_NULL(test, torus_rtable_build(rt, batch, 0, true,
+						   GFP_KERNEL));
+
+	/* one destination twice */
+	dup[0].dir = TORUS_DIR(0, 0);
+	dup[1].dir = TORUS_DIR(0, 1);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(torus_rtable_build(rt, dup, 2, false,
+							 GFP_KERNEL)),
+			(long)-EEXIST);
+	kvfree(rt);
+}
+
+/* After a geometry change only exceptions valid in it remain. */
+static void torus_rtable_revalidate_geom(struct kunit *test)
+{
+	struct torus_route_exc batch[3] = {
+		{ .dst = { 1, 1 }, .dir = TORUS_DIR(1, 0) },
+		{ .dst = { 5, 0 }, .dir = TORUS_DIR(0, 0) },
+		{ .dst = { 2, 0 }, .via = { 0, 6 }, .has_via = true,
+		  .dir = TORUS_DIR_NONE },
+	};
+	struct torus_geom big = { .ndims = 2, .dims = { 8, 8 }, .wrap = 3 };
+	struct torus_geom small = { .ndims = 2, .dims = { 4, 4 }, .wrap = 3 };
+	struct torus_geom line = { .ndims = 1, .dims = { 8 }, .wrap = 1 };
+	struct torus_rtable *rt, *out;
+
+	rt = torus_rtable_build(NULL, batch, 3, true, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rt));
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &big, GFP_KERNEL,
+						      &out), 0);
+	KUNIT_EXPECT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &small, GFP_KERNEL,
+						      &out), 2);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, out->count, 1U);
+	KUNIT_EXPECT_EQ(test, out->exc[0].dst[1], 1);
+	kvfree(out);
+	/* (1,1) leaves a line; so do the y direction and the via (0,6) */
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &line, GFP_KERNEL,
+						      &out), 2);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, out->count, 1U);
+	KUNIT_EXPECT_EQ(test, out->exc[0].dst[0], 5);
+	kvfree(out);
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(NULL, &line, GFP_KERNEL,
+						      &out), 0);
+	kvfree(rt);
+}
+
 /* Lambs' two rounds: to the intermediate node first, then on. */
 static void torus_next_dir_exceptions(struct kunit *test)
 {
@@ -365,6 +486,9 @@ static struct kunit_case torus_route_test_cases[] = {
 	KUNIT_CASE(torus_addr4_plan),
 	KUNIT_CASE(torus_addr6_plan),
 	KUNIT_CASE(torus_rtable_ops),
+	KUNIT_CASE_PARAM(torus_diameter_is_longest_path, torus_geom_gen_params),
+	KUNIT_CASE(torus_rtable_batch),
+	KUNIT_CASE(torus_rtable_revalidate_geom),
 	KUNIT_CASE(torus_next_dir_exceptions),
 	{}
 };
@@ -376,4 +500,3 @@ static struct kunit_suite torus_route_test_suite = {
 
 kunit_test_suite(torus_route_test_suite);
 
-MODULE_LICENSE("GPL");

@@ -3,6 +3,7 @@
  * Per-CPU 64-bit counters shared by node devices, ports and torports.
  */
 #include <linux/percpu.h>
+#include <linux/rtnetlink.h>
 
 #include "torus_priv.h"
 
@@ -14,9 +15,41 @@ struct torus_pcpu_stats __percpu *torus_stats_alloc(void)
 	p = alloc_percpu_gfp(struct torus_pcpu_stats, GFP_KERNEL);
 	if (!p)
 		return NULL;
-	for_each_possible_cpu(cpu)
+	for_each_possible_cpu(cpu) {
 		u64_stats_init(&per_cpu_ptr(p, cpu)->syncp);
+		u64_stats_init(&per_cpu_ptr(p, cpu)->base_syncp);
+	}
 	return p;
+}
+
+/* One CPU's counters since it started, without the reset baseline. */
+static void torus_stats_fetch(const struct torus_pcpu_stats *s,
+			      struct torus_stats *c)
+{
+	unsigned int start;
+	int i;
+
+	do {
+		start = u64_stats_fetch_begin(&s->syncp);
+		c->rx_packets = u64_stats_read(&s->rx_packets);
+		c->rx_bytes = u64_stats_read(&s->rx_bytes);
+		c->tx_packets = u64_stats_read(&s->tx_packets);
+		c->tx_bytes = u64_stats_read(&s->tx_bytes);
+		c->fwd_packets = u64_stats_read(&s->fwd_packets);
+		for (i = 0; i < __TORUS_DROP_MAX; i++)
+			c->drop[i] = u64_stats_read(&s->drops[i]);
+	} while (u64_stats_fetch_retry(&s->syncp, start));
+}
+
+static void torus_stats_fetch_base(const struct torus_pcpu_stats *s,
+				   struct torus_stats *b)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&s->base_syncp);
+		*b = s->base;
+	} while (u64_stats_fetch_retry(&s->base_syncp, start));
 }
 
 void torus_stats_read(struct torus_pcpu_stats __percpu *p,
@@ -27,50 +60,41 @@ void torus_stats_read(struct torus_pcpu_stats __percpu *p,
 	memset(out, 0, sizeof(*out));
 	for_each_possible_cpu(cpu) {
 		const struct torus_pcpu_stats *s = per_cpu_ptr(p, cpu);
-		u64 rxp, rxb, txp, txb, fwd, drop[__TORUS_DROP_MAX];
-		unsigned int start;
+		struct torus_stats c, b;
 
-		do {
-			start = u64_stats_fetch_begin(&s->syncp);
-			rxp = u64_stats_read(&s->rx_packets);
-			rxb = u64_stats_read(&s->rx_bytes);
-			txp = u64_stats_read(&s->tx_packets);
-			txb = u64_stats_read(&s->tx_bytes);
-			fwd = u64_stats_read(&s->fwd_packets);
-			for (i = 0; i < __TORUS_DROP_MAX; i++)
-				drop[i] = u64_stats_read(&s->drops[i]);
-		} while (u64_stats_fetch_retry(&s->syncp, start));
-
-		out->rx_packets += rxp;
-		out->rx_bytes += rxb;
-		out->tx_packets += txp;
-		out->tx_bytes += txb;
-		out->fwd_packets += fwd;
+		torus_stats_fetch(s, &c);
+		torus_stats_fetch_base(s, &b);
+		out->rx_packets += c.rx_packets - b.rx_packets;
+		out->rx_bytes += c.rx_bytes - b.rx_bytes;
+		out->tx_packets += c.tx_packets - b.tx_packets;
+		out->tx_bytes += c.tx_bytes - b.tx_bytes;
+		out->fwd_packets += c.fwd_packets - b.fwd_packets;
 		for (i = 0; i < __TORUS_DROP_MAX; i++) {
-			out->drop[i] += drop[i];
-			out->drops += drop[i];
+			out->drop[i] += c.drop[i] - b.drop[i];
+			out->drops += c.drop[i] - b.drop[i];
 		}
 	}
 }
 
-/* Counts racing with a reset may survive it; a reset is for humans. */
+/*
+ * Zero what readers see by moving the baseline up to the counters: the
+ * counters themselves belong to their CPUs (u64_stats' single writer),
+ * so a reset never writes them.  Resets are serialized by RTNL.
+ */
 void torus_stats_reset(struct torus_pcpu_stats __percpu *p)
 {
-	int cpu, i;
+	int cpu;
 
+	ASSERT_RTNL();
 	for_each_possible_cpu(cpu) {
 		struct torus_pcpu_stats *s = per_cpu_ptr(p, cpu);
+		struct torus_stats c;
 
+		torus_stats_fetch(s, &c);
 		local_bh_disable();
-		u64_stats_update_begin(&s->syncp);
-		u64_stats_set(&s->rx_packets, 0);
-		u64_stats_set(&s->rx_bytes, 0);
-		u64_stats_set(&s->tx_packets, 0);
-		u64_stats_set(&s->tx_bytes, 0);
-		u64_stats_set(&s->fwd_packets, 0);
-		for (i = 0; i < __TORUS_DROP_MAX; i++)
-			u64_stats_set(&s->drops[i], 0);
-		u64_stats_update_end(&s->syncp);
+		u64_stats_update_begin(&s->base_syncp);
+		s->base = c;
+		u64_stats_update_end(&s->base_syncp);
 		local_bh_enable();
 	}
 }
