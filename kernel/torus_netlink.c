@@ -79,7 +79,6 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_ROUTE]		= NLA_POLICY_NESTED(torus_route_policy),
 	[TORUS_A_GENERATION]	= { .type = NLA_REJECT },
 	[TORUS_A_LEADER]	= { .type = NLA_U64 },
-	[TORUS_A_ROUTES]	= NLA_POLICY_NESTED_ARRAY(torus_route_policy),
 	[TORUS_A_ROUTES_REPLACE]	= { .type = NLA_FLAG },
 };
 
@@ -1042,25 +1041,29 @@ out:
 	return err;
 }
 
+/*
+ * Many exceptions in one request: a batch of n costs one sort and one
+ * table copy, where n single ROUTE_SETs copy the table n times.
+ */
 static int torus_nl_route_batch_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
-	struct nlattr *list = info->attrs[TORUS_A_ROUTES], *entry;
 	struct netlink_ext_ack *extack = info->extack;
 	struct torus_route_exc *batch;
 	const struct torus_geom *g;
 	struct torus_node *node;
 	struct torus_rtable *rt;
+	struct nlattr *attr;
 	u32 n = 0;
 	int err, rem;
 
-	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_ROUTES))
-		return -EINVAL;
-	nla_for_each_nested(entry, list, rem)
-		n++;
+	/* TORUS_A_ROUTE repeated: info->attrs[] holds only the last */
+	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem)
+		n += nla_type(attr) == TORUS_A_ROUTE;
 	if (n > TORUS_MAX_ROUTES) {
-		NL_SET_ERR_MSG_ATTR(extack, list,
-				    "torus: more exceptions than a table holds");
+		NL_SET_ERR_MSG(extack,
+			       "torus: more exceptions than a table holds");
 		return -ENOSPC;
 	}
 	batch = kvmalloc_array(max(n, 1U), sizeof(*batch), GFP_KERNEL);
@@ -1079,8 +1082,11 @@ static int torus_nl_route_batch_doit(struct sk_buff *skb,
 		goto out;
 	}
 	n = 0;
-	nla_for_each_nested(entry, list, rem) {
-		err = torus_nl_parse_exc(entry, g, &batch[n++], extack);
+	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem) {
+		if (nla_type(attr) != TORUS_A_ROUTE)
+			continue;
+		err = torus_nl_parse_exc(attr, g, &batch[n++], extack);
 		if (err)
 			goto out;
 	}
@@ -1090,11 +1096,11 @@ static int torus_nl_route_batch_doit(struct sk_buff *skb,
 	if (IS_ERR(rt)) {
 		err = PTR_ERR(rt);
 		if (err == -EEXIST)
-			NL_SET_ERR_MSG_ATTR(extack, list,
-					    "torus: a destination appears twice in the batch");
+			NL_SET_ERR_MSG(extack,
+				       "torus: a destination appears twice in the batch");
 		else if (err == -ENOSPC)
-			NL_SET_ERR_MSG_ATTR(extack, list,
-					    "torus: route exception table full");
+			NL_SET_ERR_MSG(extack,
+				       "torus: route exception table full");
 		goto out;
 	}
 	torus_nl_publish_routes(node, rt);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sys/socket.h>
+
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
@@ -21,6 +23,9 @@
 #ifndef NETLINK_EXT_ACK
 #define NETLINK_EXT_ACK		11
 #endif
+#ifndef NETLINK_CAP_ACK
+#define NETLINK_CAP_ACK		10
+#endif
 
 struct nlsock *nlsock_open(int bus)
 {
@@ -31,6 +36,7 @@ struct nlsock *nlsock_open(int bus)
 	if (!nls)
 		goto err;
 	nls->buflen = NLSOCK_RECV_SIZE;
+	nls->sbuflen = NLSOCK_SEND_SIZE;
 	nls->buf = malloc(NLSOCK_RECV_SIZE);
 	nls->sbuf = malloc(NLSOCK_SEND_SIZE);
 	if (!nls->buf || !nls->sbuf)
@@ -66,6 +72,40 @@ void nlsock_close(struct nlsock *nls)
 	free(nls->sbuf);
 	free(nls->buf);
 	free(nls);
+}
+
+int nlsock_reserve(struct nlsock *nls, size_t len)
+{
+	char *sbuf;
+
+	if (len <= nls->sbuflen)
+		return 0;
+	sbuf = realloc(nls->sbuf, len);
+	if (!sbuf) {
+		fprintf(stderr, "Error: no memory for a %zu-byte request\n", len);
+		return -1;
+	}
+	nls->sbuf = sbuf;
+	nls->sbuflen = len;
+	return 0;
+}
+
+/*
+ * A request larger than the socket's send buffer needs a larger one (the
+ * kernel refuses it otherwise), and its ACK must not echo it back, or it
+ * would not fit the receive buffer.
+ */
+static void nlsock_fit(struct nlsock *nls, const struct nlmsghdr *nlh)
+{
+	int one = 1, size = (int)nlh->nlmsg_len + 4096;
+
+	if (nlh->nlmsg_len <= NLSOCK_SEND_SIZE)
+		return;
+	if (setsockopt(mnl_socket_get_fd(nls->nl), SOL_SOCKET, SO_SNDBUFFORCE,
+		       &size, sizeof(size)))
+		setsockopt(mnl_socket_get_fd(nls->nl), SOL_SOCKET, SO_SNDBUF,
+			   &size, sizeof(size));
+	mnl_socket_setsockopt(nls->nl, NETLINK_CAP_ACK, &one, sizeof(one));
 }
 
 struct nlmsghdr *nlsock_msg(struct nlsock *nls, uint16_t type,
@@ -340,6 +380,7 @@ static int talk_once(struct talk *t, struct nlmsghdr *nlh)
 
 	t->intr = false;
 	t->msgs_len = 0;
+	nlsock_fit(nls, nlh);
 	if (mnl_socket_sendto(nls->nl, nlh, nlh->nlmsg_len) < 0) {
 		fprintf(stderr, "Error: netlink send: %s\n", strerror(errno));
 		return -1;

@@ -33,6 +33,7 @@ struct nlsock {
 	char			*buf;		/* receive buffer */
 	size_t			buflen;
 	char			*sbuf;		/* the request being built */
+	size_t			sbuflen;
 	unsigned int		seq;
 	unsigned int		portid;
 	size_t			hdrlen;		/* family header length */
@@ -48,6 +49,9 @@ struct nlsock {
 /* NETLINK_ROUTE or NETLINK_GENERIC; prints the error on failure */
 struct nlsock *nlsock_open(int bus);
 void nlsock_close(struct nlsock *nls);
+
+/* room for a request of @len bytes, before nlsock_msg(); 0 or -1 */
+int nlsock_reserve(struct nlsock *nls, size_t len);
 
 /* a new request with NLM_F_REQUEST | NLM_F_ACK | @flags */
 struct nlmsghdr *nlsock_msg(struct nlsock *nls, uint16_t type,

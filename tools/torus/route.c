@@ -6,6 +6,7 @@
  *	torus route get COORD [ dev DEV ]
  *	torus route add COORD { via COORD | dir DIR } [ dev DEV ]
  *	torus route del [ COORD ] [ dev DEV ]
+ *	torus route batch { FILE | - } [ replace ] [ dev DEV ]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +29,13 @@ void route_usage(FILE *f)
 		"       torus route get COORD [ dev DEV ]\n"
 		"       torus route add COORD { via COORD | dir DIR } [ dev DEV ]\n"
 		"       torus route del [ COORD ] [ dev DEV ]\n"
+		"       torus route batch { FILE | - } [ replace ] [ dev DEV ]\n"
 		"where  COORD := C[,C...]   0 <= C <= 255, one per axis\n"
 		"       DIR   := { +x | -x | ... | +e | -e }, a global direction\n"
-		"       \"route del\" without COORD flushes all exceptions of the node\n");
+		"       \"route del\" without COORD flushes all exceptions of the node\n"
+		"       \"route batch\" reads one \"COORD { via COORD | dir DIR }\" per\n"
+		"       line (# comments) and sets them all in one request; with\n"
+		"       \"replace\" they become the whole table\n");
 }
 
 struct route_args {
@@ -80,9 +85,10 @@ static int parse_route_args(int argc, char **argv, struct route_args *a,
 	return EXIT_OK;
 }
 
-static void put_route(struct nlmsghdr *nlh, const struct route_args *a)
+static void put_route(struct nlmsghdr *nlh, uint16_t type,
+		      const struct route_args *a)
 {
-	struct nlattr *nest = mnl_attr_nest_start(nlh, TORUS_A_ROUTE);
+	struct nlattr *nest = mnl_attr_nest_start(nlh, type);
 
 	put_axes_u32(nlh, TORUS_ROUTE_A_DST, a->dst, a->n_dst);
 	if (a->n_via)
@@ -90,6 +96,16 @@ static void put_route(struct nlmsghdr *nlh, const struct route_args *a)
 	if (a->has_dir)
 		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_DIR, a->dir);
 	mnl_attr_nest_end(nlh, nest);
+}
+
+/* an exception needs a destination and one of via or dir */
+static int check_exception(const struct route_args *a)
+{
+	if (!a->n_dst)
+		return usage_error(OBJ, "missing COORD");
+	if (!a->n_via == !a->has_dir)
+		return usage_error(OBJ, "give one of \"via COORD\" or \"dir DIR\"");
+	return EXIT_OK;
 }
 
 static int show_cb(const struct nlmsghdr *nlh, void *data)
@@ -198,7 +214,7 @@ static int route_get(int argc, char **argv)
 	nlh = node_msg(a.dev, TORUS_CMD_ROUTE_GET, &genl);
 	if (!nlh)
 		return EXIT_ERR;
-	put_route(nlh, &a);
+	put_route(nlh, TORUS_A_ROUTE, &a);
 
 	new_json_obj(stdout, opts.json, opts.pretty);
 	ret = nlsock_talk(genl, nlh, get_cb, &g);
@@ -221,16 +237,15 @@ static int route_modify(int argc, char **argv, uint8_t cmd)
 	if (ret)
 		return ret;
 	if (cmd == TORUS_CMD_ROUTE_SET) {
-		if (!a.n_dst)
-			return usage_error(OBJ, "missing COORD");
-		if (!a.n_via && !a.has_dir)
-			return usage_error(OBJ, "missing \"via COORD\" or \"dir DIR\"");
+		ret = check_exception(&a);
+		if (ret)
+			return ret;
 	}
 	nlh = node_msg(a.dev, cmd, &genl);
 	if (!nlh)
 		return EXIT_ERR;
 	if (a.n_dst)
-		put_route(nlh, &a);
+		put_route(nlh, TORUS_A_ROUTE, &a);
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
@@ -244,11 +259,128 @@ static int route_del(int argc, char **argv)
 	return route_modify(argc, argv, TORUS_CMD_ROUTE_DEL);
 }
 
+/* the most a route nest takes: dst and via of 8 axes and a direction */
+#define ROUTE_MSG_MAX	(3 * MNL_ATTR_HDRLEN + \
+			 2 * TORUS_MAX_AXES * (MNL_ATTR_HDRLEN + 4) + \
+			 MNL_ATTR_HDRLEN + 4)
+#define BATCH_WORDS	8
+
+struct route_batch {
+	struct route_args	*r;
+	size_t			n, size;
+};
+
+/* one line of a batch file into @b; EXIT_OK for blank lines */
+static int batch_line(char *line, struct route_batch *b)
+{
+	char *argv[BATCH_WORDS + 1], *save = NULL, *w;
+	struct route_args *a;
+	int argc = 0, ret;
+
+	line[strcspn(line, "#\n")] = '\0';
+	for (w = strtok_r(line, " \t\r", &save); w;
+	     w = strtok_r(NULL, " \t\r", &save)) {
+		if (argc == BATCH_WORDS)
+			return usage_error(OBJ, "too many words");
+		argv[argc++] = w;
+	}
+	if (!argc)
+		return EXIT_OK;
+	if (b->n == b->size) {
+		size_t size = b->size ? 2 * b->size : 1024;
+		struct route_args *r = realloc(b->r, size * sizeof(*r));
+
+		if (!r) {
+			fprintf(stderr, "Error: out of memory\n");
+			return EXIT_ERR;
+		}
+		b->r = r;
+		b->size = size;
+	}
+	a = memset(&b->r[b->n], 0, sizeof(*a));
+	ret = parse_route_args(argc, argv, a, true);
+	if (!ret && a->dev)
+		ret = usage_error(OBJ, "\"dev\" belongs on the command line");
+	if (!ret)
+		ret = check_exception(a);
+	if (!ret)
+		b->n++;
+	return ret;
+}
+
+static int batch_read(const char *path, struct route_batch *b)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	unsigned int lineno = 0;
+	size_t cap = 0;
+	char *line = NULL;
+	int ret = EXIT_OK;
+
+	if (!f) {
+		fprintf(stderr, "Error: cannot open %s: %m\n", path);
+		return EXIT_ERR;
+	}
+	while (!ret && getline(&line, &cap, f) >= 0) {
+		lineno++;
+		ret = batch_line(line, b);
+		if (ret)
+			fprintf(stderr, "Error: %s, line %u\n", path, lineno);
+	}
+	free(line);
+	if (f != stdin)
+		fclose(f);
+	return ret;
+}
+
+static int route_batch(int argc, char **argv)
+{
+	struct route_batch b = {};
+	const char *dev = NULL, *path = NULL;
+	bool replace = false;
+	struct nlsock *genl;
+	struct nlmsghdr *nlh;
+	int ret;
+	size_t i;
+
+	for (; argc > 0; argc--, argv++) {
+		if (kw(argv[0], "dev"))
+			NEXT_IFNAME(OBJ, "dev", dev);
+		else if (kw(argv[0], "replace"))
+			replace = true;
+		else if (!path)
+			path = argv[0];
+		else
+			return unknown_keyword(OBJ, argv[0]);
+	}
+	if (!path)
+		return usage_error(OBJ, "missing FILE (or - for stdin)");
+	ret = batch_read(path, &b);
+	if (ret)
+		goto out;
+	ret = EXIT_ERR;
+	genl = ns_genl();
+	if (!genl || nlsock_reserve(genl, 4096 + b.n * ROUTE_MSG_MAX))
+		goto out;
+	nlh = node_msg(dev, TORUS_CMD_ROUTE_BATCH, &genl);
+	if (!nlh)
+		goto out;
+	if (replace)
+		mnl_attr_put(nlh, TORUS_A_ROUTES_REPLACE, 0, NULL);
+	/* one TORUS_A_ROUTE each: a nest could not hold 64 KiB or more */
+	for (i = 0; i < b.n; i++)
+		put_route(nlh, TORUS_A_ROUTE, &b.r[i]);
+	ret = nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
+out:
+	free(b.r);
+	return ret;
+}
+
 static const struct cmd route_cmds[] = {
 	{ "show",	route_show },
 	{ "get",	route_get },
 	{ "add",	route_add },
 	{ "del",	route_del },
+	{ "batch",	route_batch },
 	{ "delete",	route_del },
 	{}
 };

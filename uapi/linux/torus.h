@@ -130,9 +130,10 @@ struct torus_hdr {
  * @TORUS_CMD_NODE_EVENT: multicast: a node's configuration changed
  * @TORUS_CMD_PORT_EVENT: multicast: a port changed (carrier, map, slave)
  * @TORUS_CMD_STATS_RESET: zero the node's and its ports' counters
- * @TORUS_CMD_ROUTE_BATCH: set many exceptions (TORUS_A_ROUTES) in one
- *	step: merged into the table, or replacing it whole with
- *	TORUS_A_ROUTES_REPLACE; all or nothing (CAP_NET_ADMIN)
+ * @TORUS_CMD_ROUTE_BATCH: set many exceptions, one TORUS_A_ROUTE each
+ *	(the attribute repeated), in one step: merged into the table, or
+ *	replacing it whole with TORUS_A_ROUTES_REPLACE; all or nothing
+ *	(CAP_NET_ADMIN)
  */
 enum torus_cmd {
 	TORUS_CMD_UNSPEC,
@@ -178,9 +179,8 @@ enum torus_cmd {
  * @TORUS_A_PAD: padding for 64-bit attributes
  * @TORUS_A_LEADER: u64, id of the leader whose frame the coordinates are
  *	in (set by torusd; lets a restarted daemon resume without moving)
- * @TORUS_A_ROUTES: nest of TORUS_A_ROUTES_ENTRY, each a nest of enum
- *	torus_route_attr as in TORUS_A_ROUTE (TORUS_CMD_ROUTE_BATCH)
- * @TORUS_A_ROUTES_REPLACE: flag, the batch replaces the whole table
+ * @TORUS_A_ROUTES_REPLACE: flag, TORUS_CMD_ROUTE_BATCH replaces the
+ *	whole table
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -204,7 +204,6 @@ enum torus_attr {
 	TORUS_A_GENERATION,
 	TORUS_A_PAD,
 	TORUS_A_LEADER,
-	TORUS_A_ROUTES,
 	TORUS_A_ROUTES_REPLACE,
 	/* add new attributes above */
 	__TORUS_A_MAX,
@@ -303,7 +302,6 @@ enum torus_pme_attr {
 };
 
 #define TORUS_A_PORTMAP_ENTRY	1
-#define TORUS_A_ROUTES_ENTRY	1
 
 /**
  * enum torus_route_attr - a route exception or a route lookup result
