@@ -9,6 +9,7 @@
 #                   built once from linux-source-6.1 (tests/vm/debug-kernel)
 #   make demo       run tests/vm/demo.sh in the VM
 #   make bench      run tests/bench/bench.sh in the VM
+#   make reliability  hostile frames at full speed for 60 s, in the VM
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
 #   make distclean  remove build/ entirely
@@ -29,7 +30,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-sim clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench reliability bench-sim clean distclean help
 
 all: module tools
 
@@ -83,6 +84,14 @@ bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	tests/vm/run --timeout 1800 -- tests/bench/bench.sh
+
+# the long version of the hostile-frame flood that make check runs for 5 s
+RELIABILITY_SECS ?= 60
+reliability:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/vm/run --check-dmesg -- python3 tests/vm/hostile_flood.py \
+		--duration $(RELIABILITY_SECS)
 
 # the simulator at Blue Gene/L scale (host only, no VM)
 bench-sim:

@@ -89,6 +89,15 @@ expect route_bad_dst 2 'invalid coordinates "1,x"' route get 1,x
 expect route_missing_dst 2 'missing COORD' route get dev tor0
 expect route_add_no_target 2 'missing "via COORD" or "dir DIR"' \
 	route add 1,2
+printf '1,0 dir +x\n# two\n\n2,0 sideways\n' >"$tmp/routes"
+expect route_batch_bad_line 2 "$tmp/routes, line 4" route batch "$tmp/routes"
+printf '1,0 dir +x via 0,1\n' >"$tmp/routes"
+expect route_batch_both 2 'not both' route batch "$tmp/routes"
+printf '1,0 dir +x dev tor0\n' >"$tmp/routes"
+expect route_batch_dev_in_file 2 'belongs on the command line' \
+	route batch "$tmp/routes"
+expect route_batch_no_file 1 'cannot open' route batch "$tmp/no-such-file"
+expect route_batch_missing_file 2 'missing FILE' route batch replace
 expect portmap_bad_dir 2 'invalid direction "x"' port map dev tor0 x tp0
 expect portmap_missing_port 2 'missing argument after "+x"' \
 	port map dev tor0 +x

@@ -103,8 +103,10 @@ static int check_exception(const struct route_args *a)
 {
 	if (!a->n_dst)
 		return usage_error(OBJ, "missing COORD");
-	if (!a->n_via == !a->has_dir)
-		return usage_error(OBJ, "give one of \"via COORD\" or \"dir DIR\"");
+	if (!a->n_via && !a->has_dir)
+		return usage_error(OBJ, "missing \"via COORD\" or \"dir DIR\"");
+	if (a->n_via && a->has_dir)
+		return usage_error(OBJ, "give \"via COORD\" or \"dir DIR\", not both");
 	return EXIT_OK;
 }
 
