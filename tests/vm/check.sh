@@ -11,7 +11,7 @@ status=0
 python3 tests/vm/fabric_test.py || status=1
 # fabric_test.py ends with rmmod torus: discovery_test.py insmods it again
 python3 tests/vm/discovery_test.py || status=1
-python3 tests/vm/control_test.py --routes 10000 || status=1
+python3 tests/vm/control_test.py --routes 3000 || status=1
 # the short version; make reliability floods for 60 s
 python3 tests/vm/hostile_flood.py --duration 5 || status=1
 exit $status
