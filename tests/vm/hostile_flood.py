@@ -97,8 +97,8 @@ def frame_pool(rng, n):
         "ip_lying_length": lambda: header(rng, dst=VICTIM) + ipv4(rng, True),
         "ipv6_lying_length": lambda: header(rng, dst=VICTIM,
                                             proto=0x86DD) + ipv6(rng),
-        "ctrl": lambda: header(rng, ftype=2, version=rng.choice([1, 3]),
-                               hop=1) + bytes(rng.randrange(0, 200)),
+        "ctrl_version": lambda: header(rng, ftype=2, version=rng.choice(
+            [0, 2, 3]), hop=1) + bytes(rng.randrange(0, 200)),
         "garbage": lambda: bytes(rng.getrandbits(8)
                                  for _ in range(rng.randrange(0, 200))),
     }
@@ -141,8 +141,9 @@ def check_flood(rack, args):
            if any(w in l for w in ("WARNING:", "BUG:", "Oops", "KASAN",
                                    "Call Trace"))]
     assert not bad, "dmesg: " + " | ".join(bad[:3])
-    return "%d frames in %g s (%d/s), %d counted: %s" % (
+    return "%d frames in %g s (%d/s), %d (%.1f%%) counted: %s" % (
         sent, args.duration, sent / args.duration, accounted,
+        100.0 * accounted / sent,
         ", ".join("%s +%d" % kv for kv in sorted(grew.items()) if kv[1]))
 
 
