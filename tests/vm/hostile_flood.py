@@ -130,9 +130,10 @@ def check_flood(rack, args):
     grew = {k: after["drop"][k] - before["drop"][k] for k in after["drop"]}
     for k in ("malformed", "version", "hop_limit", "bad_addr", "proto"):
         assert grew[k] > 0, "no %s drops: %s" % (k, grew)
-    # frames lost on the way (qdisc, cable) are not the node's to count
+    # the rack's own traffic (neighbor discovery) crosses the node too
     accounted = acc1 - acc0
-    assert accounted <= sent, "counted %d of %d sent" % (accounted, sent)
+    assert accounted <= sent + 100, "counted %d of %d sent" % (accounted,
+                                                             sent)
     assert accounted >= 0.95 * sent, "counted only %d of %d sent" % (
         accounted, sent)
     assert rack.ping(ATTACKER, (2, 0)), "forwarding broken after the flood"
