@@ -50,6 +50,11 @@ def torus_json(*args):
     return json.loads(torus("-j", *args).stdout)
 
 
+def node_id(node):
+    """ids are 64-bit: a JSON string or, from older tools, a number"""
+    return str(node["id"])
+
+
 def node_set(*args, check=True):
     return torus("node", "set", "dev", "tor0", *args, check=check)
 
@@ -192,7 +197,7 @@ def check_nobody():
     res = torus_as(NOBODY, "-j", "node", "show")
     assert res.returncode == 0, res.stderr
     refused_with_reason(NOBODY, "nobody")
-    assert torus_json("node", "show")[0]["id"] == 5
+    assert node_id(torus_json("node", "show")[0]) == "5"
 
 
 @case("changes_refused_to_foreign_user_namespace")
@@ -200,7 +205,7 @@ def check_userns_foreign():
     """Root of a new user namespace is not root of the netns the init
     user namespace owns."""
     refused_with_reason(["unshare", "-Ur"], "unshare -Ur")
-    assert torus_json("node", "show")[0]["id"] == 5
+    assert node_id(torus_json("node", "show")[0]) == "5"
 
 
 @case("user_namespace_manages_its_own_netns")
@@ -218,7 +223,7 @@ def check_userns_own():
     assert res.returncode == 0, res.stderr
     lines = [l for l in res.stdout.splitlines() if l.strip()]
     node = json.loads(lines[0])[0]
-    assert node["id"] == 3 and node["coord"] == [1, 0], node
+    assert node_id(node) == "3" and node["coord"] == [1, 0], node
     assert [r["dst"] for r in json.loads(lines[1])] == [[3, 0]], lines[1]
 
 
