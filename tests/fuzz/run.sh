@@ -12,7 +12,8 @@
 # --long (make fuzz): FUZZ_RUNS (10^7) runs each, no time limit, keeping
 # what it finds in build/fuzz/work/<h> for the next long run.
 # Prints "PASS: fuzz/<h>" or "FAIL: fuzz/<h>: why", and a "# fuzz/<h>:"
-# line with the runs, exec/s, coverage and time; --long also writes the
+# line with the runs, exec/s (wall clock and per CPU second: the machine
+# may be shared), coverage and time; --long also writes the
 # table to build/fuzz/report.txt.  A crash, leak, sanitizer report,
 # broken invariant, timeout (FUZZ_TIMEOUT, 10 s per input) or run that
 # ends early is a FAIL; the input is in build/fuzz/artifacts/.
@@ -44,8 +45,8 @@ fi
 
 mkdir -p "$bin/artifacts" "$bin/logs"
 report=${FUZZ_REPORT:-$bin/report.txt}
-[ "$long" = 0 ] || printf '%-8s %10s %8s %9s %6s %7s %8s %s\n' harness runs \
-	seconds exec/s cov ft corpus seeds > "$report"
+[ "$long" = 0 ] || printf '%-8s %10s %8s %9s %7s %10s %6s %7s %7s %s\n' harness \
+	runs seconds exec/s cpu_s exec/cpu_s cov ft corpus seeds > "$report"
 
 # the last value of "stat::NAME: value" in a log
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
@@ -67,24 +68,28 @@ for h in "${harnesses[@]}"; do
 		work=$(mktemp -d "$bin/work-$h.XXXXXX")
 	fi
 	start=$(date +%s.%N)
-	"$exe" -runs="$runs" "${time_opt[@]}" "${seed_opt[@]}" \
+	# the fuzzer's own user and system time (the machine may be shared)
+	TIMEFORMAT='%3U %3S'
+	{ time "$exe" -runs="$runs" "${time_opt[@]}" "${seed_opt[@]}" \
 		-timeout="${FUZZ_TIMEOUT:-10}" -print_final_stats=1 \
 		-artifact_prefix="$bin/artifacts/$h-" \
-		"$work" "$seeds" > "$log" 2>&1
+		"$work" "$seeds" > "$log" 2>&1; } 2> "$log.cpu"
 	rc=$?
 	secs=$(echo "$(date +%s.%N) - $start" | bc)
+	cpu=$(tr ' ' + < "$log.cpu" | bc)
 	[ "$long" = 1 ] || rm -rf "$work"
 
 	done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
 	execs=$(stat number_of_executed_units "$log")
 	rate=$(echo "${execs:-0} / $secs" | bc)
+	cpu_rate=$(echo "${execs:-0} / ($cpu + 0.001)" | bc)
 	cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$done_line")
 	ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$done_line")
 	corp=$(sed -n 's/.* corp: \([0-9]*\)\/.*/\1/p' <<<"$done_line")
 	nseeds=$(find "$seeds" -type f | wc -l)
-	printf '# fuzz/%s: %s runs in %.0f s (%s exec/s), cov %s ft %s, corpus %s inputs from %s seeds\n' \
-		"$h" "${execs:-?}" "$secs" "${rate:-?}" "${cov:-?}" "${ft:-?}" \
-		"${corp:-?}" "$nseeds"
+	printf '# fuzz/%s: %s runs in %.0f s (%s exec/s; %.1f s CPU, %s exec per CPU s), cov %s ft %s, corpus %s inputs from %s seeds\n' \
+		"$h" "${execs:-?}" "$secs" "${rate:-?}" "$cpu" "$cpu_rate" \
+		"${cov:-?}" "${ft:-?}" "${corp:-?}" "$nseeds"
 	if [ "$rc" -ne 0 ] || [ -z "$done_line" ]; then
 		why=$(grep -m1 -E 'ERROR: |runtime error|invariant failed|Test unit written' "$log")
 		echo "FAIL: fuzz/$h: exit $rc: ${why:-see $log} (log: $log)"
@@ -97,8 +102,9 @@ for h in "${harnesses[@]}"; do
 		continue
 	fi
 	echo "PASS: fuzz/$h"
-	[ "$long" = 0 ] || printf '%-8s %10s %8.0f %9s %6s %7s %8s %s\n' "$h" \
-		"$execs" "$secs" "$rate" "$cov" "$ft" "$corp" "$nseeds" >> "$report"
+	[ "$long" = 0 ] || printf '%-8s %10s %8.0f %9s %7.0f %10s %6s %7s %7s %s\n' \
+		"$h" "$execs" "$secs" "$rate" "$cpu" "$cpu_rate" "$cov" "$ft" \
+		"$corp" "$nseeds" >> "$report"
 done
 [ "$long" = 0 ] || { echo "# report: $report"; cat "$report"; }
 exit $status
