@@ -49,6 +49,7 @@ report=${FUZZ_REPORT:-$bin/report.txt}
 	runs seconds exec/s cpu_s exec/cpu_s cov ft corpus seeds > "$report"
 
 # the last value of "stat::NAME: value" in a log
+# (logs hold binary bytes: libFuzzer's recommended dictionary)
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
 
 status=0
@@ -56,6 +57,7 @@ for h in "${harnesses[@]}"; do
 	exe=$bin/fuzz_$h
 	seeds=$here/corpus/$h
 	log=$bin/logs/$h.log
+	[ "$long" = 0 ] || log=$bin/logs/$h-long.log
 	if [ ! -x "$exe" ] || [ ! -d "$seeds" ]; then
 		echo "FAIL: fuzz/$h: no $exe or $seeds (make -C tests/fuzz)"
 		status=1
@@ -79,7 +81,7 @@ for h in "${harnesses[@]}"; do
 	cpu=$(tr ' ' + < "$log.cpu" | bc)
 	[ "$long" = 1 ] || rm -rf "$work"
 
-	done_line=$(grep -E '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
+	done_line=$(grep -aE '^#[0-9]+[[:space:]]+DONE' "$log" | tail -n 1)
 	execs=$(stat number_of_executed_units "$log")
 	rate=$(echo "${execs:-0} / $secs" | bc)
 	cpu_rate=$(echo "${execs:-0} / ($cpu + 0.001)" | bc)
@@ -91,7 +93,7 @@ for h in "${harnesses[@]}"; do
 		"$h" "${execs:-?}" "$secs" "${rate:-?}" "$cpu" "$cpu_rate" \
 		"${cov:-?}" "${ft:-?}" "${corp:-?}" "$nseeds"
 	if [ "$rc" -ne 0 ] || [ -z "$done_line" ]; then
-		why=$(grep -m1 -E 'ERROR: |runtime error|invariant failed|Test unit written' "$log")
+		why=$(grep -a -m1 -E 'ERROR: |runtime error|invariant failed|Test unit written' "$log")
 		echo "FAIL: fuzz/$h: exit $rc: ${why:-see $log} (log: $log)"
 		status=1
 		continue
