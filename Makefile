@@ -11,6 +11,7 @@
 #   make bench      run tests/bench/bench.sh in the VM
 #   make reliability  hostile frames at full speed for 60 s, in the VM
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
+#   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
 #   make distclean  remove build/ entirely
 #
@@ -30,7 +31,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench reliability bench-sim clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench reliability bench-sim fuzz clean distclean help
 
 all: module tools
 
@@ -99,6 +100,11 @@ bench-sim:
 	@$(MAKE) --no-print-directory tools
 	tests/bench/bench-sim.sh
 
+# the codecs under libFuzzer (ASan+UBSan); make check runs a short version
+fuzz:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory -C tests/fuzz long
+
 clean:
 	@if [ -d "$(KDIR)" ] && { [ -f kernel/Kbuild ] || [ -f kernel/Makefile ]; }; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
@@ -106,7 +112,7 @@ clean:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
 	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim clean; fi
 	@$(MAKE) -C tests/bench clean
-	rm -rf build/bin build/test.log build/vm/runs build/vm/console.log build/vm/dmesg.log
+	rm -rf build/bin build/fuzz build/test.log build/vm/runs build/vm/console.log build/vm/dmesg.log
 
 distclean: clean
 	rm -rf build

@@ -4,6 +4,7 @@
  * NLMSG_ERROR / NLMSG_DONE messages
  */
 #include <errno.h>
+#include <limits.h>
 
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -241,6 +242,42 @@ UNIT_TEST(extack_truncated)
 	UNIT_STREQ(buf, strerror(EINVAL));
 }
 
+/* found by tests/fuzz/fuzz_mnlg: negating INT_MIN is undefined */
+UNIT_TEST(error_int_min)
+{
+	struct nlmsghdr *nlh;
+	char buf[256];
+	bool warn;
+
+	nlh = error_msg(&(struct nlmsghdr){ .nlmsg_len = MNL_NLMSG_HDRLEN },
+			INT_MIN, false);
+	UNIT_CHECK(fmt(nlh, buf, sizeof(buf), &warn) == EPROTO);
+	UNIT_STREQ(buf, strerror(EPROTO));
+}
+
+/*
+ * found by tests/fuzz/fuzz_records and fuzz_mnlg: a length of 2 GiB or
+ * more passes mnl_nlmsg_ok() and sends the reply loops off the buffer
+ */
+UNIT_TEST(msg_length_beyond_int)
+{
+	struct nlmsghdr *nlh;
+
+	memset(ans, 0, sizeof(ans));
+	nlh = mnl_nlmsg_put_header(ans);
+	UNIT_CHECK(nl_msg_ok(nlh, MNL_NLMSG_HDRLEN));
+	UNIT_CHECK(nl_msgs_len(ans, MNL_NLMSG_HDRLEN + 1) == MNL_NLMSG_HDRLEN);
+	nlh->nlmsg_len = 0xffffcacaU;
+	UNIT_CHECK(!nl_msg_ok(nlh, 17));
+	UNIT_CHECK(nl_msgs_len(ans, 17) == 0);
+	nlh->nlmsg_len = 0x80000000U;
+	UNIT_CHECK(!nl_msg_ok(nlh, 64));
+	/* a good message, then a bad one: only the first is taken */
+	nlh->nlmsg_len = MNL_NLMSG_HDRLEN;
+	((struct nlmsghdr *)(ans + MNL_NLMSG_HDRLEN))->nlmsg_len = 0xfffffff0U;
+	UNIT_CHECK(nl_msgs_len(ans, 2 * MNL_NLMSG_HDRLEN) == MNL_NLMSG_HDRLEN);
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(extack_msg_and_offset),
 	UNIT_CASE(extack_top_level_offset),
@@ -251,6 +288,8 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(extack_ack_warning),
 	UNIT_CASE(extack_done_error),
 	UNIT_CASE(extack_truncated),
+	UNIT_CASE(error_int_min),
+	UNIT_CASE(msg_length_beyond_int),
 };
 
 UNIT_MAIN(cases)

@@ -4,6 +4,7 @@
  * generic netlink family resolution
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,19 @@ struct nlmsghdr *nlsock_msg(struct nlsock *nls, uint16_t type,
 	return nlh;
 }
 
+size_t nl_msgs_len(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+	int rem = len > INT_MAX ? INT_MAX : (int)len;
+	size_t whole = 0;
+
+	/* the last message's padding may lie past the end */
+	for (; nl_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem))
+		whole = (size_t)((const char *)nlh - (const char *)buf) +
+			nlh->nlmsg_len;
+	return whole;
+}
+
 static int ext_ack_attr_cb(const struct nlattr *attr, void *data)
 {
 	const struct nlattr **tb = data;
@@ -199,6 +213,9 @@ int nl_format_error(const struct nlmsghdr *nlh, size_t hdrlen,
 		return EPROTO;
 	}
 	memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
+	/* -errno from the kernel; INT_MIN has no positive counterpart */
+	if (error == INT_MIN)
+		error = EPROTO;
 	error = error < 0 ? -error : error;
 
 	if (nlh->nlmsg_type == NLMSG_ERROR) {
@@ -332,7 +349,7 @@ static int talk_buf(struct talk *t, const char *buf, size_t len,
 	int rem = (int)len;
 	int ret;
 
-	for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+	for (; nl_msg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
 		if (nlh->nlmsg_seq != seq ||
 		    nlh->nlmsg_pid != t->nls->portid)
 			continue;	/* stale reply of an earlier request */
@@ -432,7 +449,7 @@ int nlsock_talk(struct nlsock *nls, struct nlmsghdr *nlh, mnl_cb_t cb,
 		fprintf(stderr,
 			"Warning: dump was interrupted and may be inconsistent\n");
 	rem = (int)t.msgs_len;
-	for (nlh = (struct nlmsghdr *)t.msgs; cb && mnl_nlmsg_ok(nlh, rem);
+	for (nlh = (struct nlmsghdr *)t.msgs; cb && nl_msg_ok(nlh, rem);
 	     nlh = mnl_nlmsg_next(nlh, &rem)) {
 		ret = cb(nlh, data);
 		if (ret == MNL_CB_ERROR) {
@@ -589,7 +606,8 @@ int mnlg_listen(struct nlsock *nls, mnl_cb_t cb, void (*lost)(void *),
 				strerror(errno));
 			return -1;
 		}
-		ret = mnl_cb_run(nls->buf, (size_t)n, 0, 0, cb, data);
+		ret = mnl_cb_run(nls->buf, nl_msgs_len(nls->buf, (size_t)n),
+				 0, 0, cb, data);
 		if (ret == MNL_CB_STOP)
 			return 0;
 		if (ret < 0)

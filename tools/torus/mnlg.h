@@ -46,6 +46,21 @@ struct nlsock {
 	struct nl_mcgrp		groups[NLSOCK_MAX_GROUPS];
 };
 
+/*
+ * Whether a whole message starts at @nlh with @len bytes left.
+ * mnl_nlmsg_ok() compares nlmsg_len as an int: a length of 2 GiB or
+ * more passes as negative and mnl_nlmsg_next() then steps far outside
+ * the buffer.
+ */
+static inline bool nl_msg_ok(const struct nlmsghdr *nlh, int len)
+{
+	return len >= (int)sizeof(*nlh) && nlh->nlmsg_len >= sizeof(*nlh) &&
+	       nlh->nlmsg_len <= (unsigned int)len;
+}
+
+/* the length of the whole messages at the start of @buf (nl_msg_ok) */
+size_t nl_msgs_len(const void *buf, size_t len);
+
 /* NETLINK_ROUTE or NETLINK_GENERIC; prints the error on failure */
 struct nlsock *nlsock_open(int bus);
 void nlsock_close(struct nlsock *nls);
