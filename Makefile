@@ -9,6 +9,8 @@
 #                   built once from linux-source-6.1 (tests/vm/debug-kernel)
 #   make demo       run tests/vm/demo.sh in the VM
 #   make bench      run tests/bench/bench.sh in the VM
+#   make reliability  fault storm and churn in the VM (~25 min);
+#                   figures in build/reliability/results.json
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
 #   make distclean  remove build/ entirely
@@ -29,7 +31,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-sim clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-sim reliability clean distclean help
 
 all: module tools
 
@@ -83,6 +85,14 @@ bench:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	tests/vm/run --timeout 1800 -- tests/bench/bench.sh
+
+# the full reliability runs (make check runs the quick ones): a 60 s
+# fault storm, 1000 netns, 100 insmod/rmmod and 100 torusd kill cycles
+reliability:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/vm/run --check-dmesg --rmmod --timeout 5400 -- \
+		tests/vm/reliability.sh full build/reliability
 
 # the simulator at Blue Gene/L scale (host only, no VM)
 bench-sim:

@@ -11,4 +11,6 @@ status=0
 python3 tests/vm/fabric_test.py || status=1
 # fabric_test.py ends with rmmod torus: discovery_test.py insmods it again
 python3 tests/vm/discovery_test.py || status=1
+# the short fault storm and churn (make reliability runs the long ones)
+tests/vm/reliability.sh quick build/vm/reliability || status=1
 exit $status
