@@ -214,7 +214,7 @@ def main(argv):
         skip("storm", "torusd not built (make tools)")
         return 0
     mark = rellib.dmesg_mark("storm")
-    rellib.netns_warm_up()
+    rellib.netns_kick()
     rellib.kmemleak_clear()
     base_netns = rellib.cache_objects("net_namespace")
     mem_empty = rellib.snapshot()
