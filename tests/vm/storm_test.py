@@ -46,8 +46,9 @@ def ensure_module():
 def drop_counts(lab):
     """{reason: frames} summed over every node device."""
     nss = [lab.rack.ns(c) for c in lab.live]
-    out = lab.rack.torus_batch(["-n %s -s node show dev tor0" % ns
-                                for ns in nss], json_out=True, force=True)
+    out = lab.rack.torus_batch(["-n %s node show dev tor0" % ns
+                                for ns in nss], json_out=True, force=True,
+                               stats=True)
     total = {}
     for v in out:
         for k, n in (((v or [{}])[0].get("stats") or {}).get("drop")
