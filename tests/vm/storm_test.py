@@ -168,9 +168,11 @@ def storm(lab, seconds, rate, rng):
                 if cable(i, False):
                     n_cut += 1
                     cut[i] = now + rng.uniform(0.2, 1.0)
-            nxt = t0 + n_cut / rate if n_cut < planned else float("inf")
-            nxt = min(nxt, min(cut.values(), default=nxt))
-            time.sleep(max(0.0, nxt - time.monotonic()))
+            wake = list(cut.values())
+            if n_cut < planned:
+                wake.append(t0 + n_cut / rate)
+            if wake:
+                time.sleep(max(0.0, min(wake) - time.monotonic()))
     finally:
         for s in socks.values():
             s.close()
