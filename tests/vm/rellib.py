@@ -123,16 +123,25 @@ def module_refcnt(name="torus"):
 SLAB_SYSFS = "/sys/kernel/slab"
 
 
-def settle_memory():
-    """Let deferred frees run (netns cleanup is a work item, RCU frees
-    come later) before a snapshot.  The caches are not shrunk: that
-    walks every partial slab with interrupts off, which a busy TCG
-    guest reports as a soft lockup."""
+def settle_memory(timeout=30):
+    """Let deferred frees run before a snapshot: netns cleanup is a work
+    item and tasks and sockets are freed after an RCU grace period,
+    which a busy TCG guest takes seconds to end.  Waits until the
+    unreclaimable slab stops shrinking (two readings 1 s apart within
+    64 kB).  The caches are not shrunk: that walks every partial slab
+    with interrupts off, which a busy TCG guest reports as a soft
+    lockup."""
     subprocess.run(["sync"], check=False)
-    for _ in range(3):
-        time.sleep(0.5)
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
         with open("/proc/sys/vm/drop_caches", "w") as f:
             f.write("2\n")
+        now = meminfo()["SUnreclaim"]
+        if last is not None and last - now < 64:
+            break
+        last = now
+        time.sleep(1)
 
 
 def snapshot():
