@@ -31,6 +31,7 @@ import struct
 import subprocess
 import sys
 import time
+import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vmtest import REPO, case, results, skip  # noqa: E402
@@ -314,6 +315,10 @@ def daemon_kills(kills, gap, seed, fig):
                 rss += int(next(line for line in f
                                 if line.startswith("VmRSS:")).split()[1])
         mem1 = rellib.meminfo()
+    except BaseException:
+        # shown here: a failing destroy below would hide it
+        traceback.print_exc(file=sys.stdout)
+        raise
     finally:
         lab.destroy()
     fig["daemons"] = {
