@@ -30,6 +30,7 @@ import socket
 import struct
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -277,12 +278,17 @@ def daemon_kills(kills, gap, seed, fig):
     try:
         lab.build()
         mem0 = rellib.meminfo()
-        lab.start()
+        # the kills begin while the daemons are still being started
+        # (one by one, as in a rack being powered up): mid-convergence
+        starter = threading.Thread(target=lab.start)
+        starter.start()
+        while not lab.procs:
+            time.sleep(0.05)
         n_kills, mid, t0 = 0, 0, time.monotonic()
         all_placed = False      # every node placed at least once
         last_watch = 0.0
         while n_kills < kills:
-            ns = rng.choice(live)
+            ns = rng.choice(sorted(lab.procs))
             p = lab.procs[ns]
             p.send_signal(signal.SIGKILL)
             p.wait()
@@ -303,6 +309,7 @@ def daemon_kills(kills, gap, seed, fig):
                 all_placed = all_placed or watch() == len(live)
             time.sleep(gap)
         kill_secs = time.monotonic() - t0
+        starter.join()
         lab.t_start = time.monotonic()
         conv, secs, nodes = lab.wait()
         watch()
