@@ -12,6 +12,8 @@ python3 tests/vm/fabric_test.py || status=1
 # fabric_test.py ends with rmmod torus: discovery_test.py insmods it again
 python3 tests/vm/discovery_test.py || status=1
 python3 tests/vm/control_test.py --routes 3000 || status=1
-# the short version; make reliability floods for 60 s
+# the short versions; make reliability floods for 60 s and runs the long
+# fault storm and churn
 python3 tests/vm/hostile_flood.py --duration 5 || status=1
+tests/vm/reliability.sh quick build/vm/reliability || status=1
 exit $status

@@ -517,14 +517,16 @@ class Rack:
             lines.append("-n %s port map dev tor0 %s" % (ns, pm))
         self.torus_batch(lines)
 
-    def torus_batch(self, lines, json_out=False, force=False):
-        """Run lines through one `torus -batch`.  With json_out, returns
-        one parsed JSON value (or None for a failed line) per line."""
+    def torus_batch(self, lines, json_out=False, force=False, stats=False):
+        """Run lines through one `torus -batch` (with stats: `-s`, the
+        counters).  With json_out, returns one parsed JSON value (or None
+        for a failed line) per line."""
         with tempfile.NamedTemporaryFile("w", suffix=".torus",
                                          delete=False) as f:
             f.write("\n".join(lines) + "\n")
         try:
             args = [TORUS] + (["-j"] if json_out else []) + \
+                (["-s"] if stats else []) + \
                 (["-force"] if force else []) + ["-batch", f.name]
             res = run(args, timeout=600, check=not (json_out or force))
         finally:
