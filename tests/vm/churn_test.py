@@ -30,7 +30,6 @@ import socket
 import struct
 import subprocess
 import sys
-import threading
 import time
 import traceback
 
@@ -278,17 +277,12 @@ def daemon_kills(kills, gap, seed, fig):
     try:
         lab.build()
         mem0 = rellib.meminfo()
-        # the kills begin while the daemons are still being started
-        # (one by one, as in a rack being powered up): mid-convergence
-        starter = threading.Thread(target=lab.start)
-        starter.start()
-        while not lab.procs:
-            time.sleep(0.05)
+        lab.start()
         n_kills, mid, t0 = 0, 0, time.monotonic()
         all_placed = False      # every node placed at least once
         last_watch = 0.0
         while n_kills < kills:
-            ns = rng.choice(sorted(lab.procs))
+            ns = rng.choice(live)
             p = lab.procs[ns]
             p.send_signal(signal.SIGKILL)
             p.wait()
@@ -309,7 +303,6 @@ def daemon_kills(kills, gap, seed, fig):
                 all_placed = all_placed or watch() == len(live)
             time.sleep(gap)
         kill_secs = time.monotonic() - t0
-        starter.join()
         lab.t_start = time.monotonic()
         conv, secs, nodes = lab.wait()
         watch()
