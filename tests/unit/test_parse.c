@@ -285,6 +285,9 @@ UNIT_TEST(drop_reason_names)
 	UNIT_STREQ(format_drop_reason(TORUS_DROP_MALFORMED), "malformed");
 	UNIT_STREQ(format_drop_reason(TORUS_DROP_LINK_DOWN), "link_down");
 	UNIT_STREQ(format_drop_reason(TORUS_DROP_TOO_BIG), "too_big");
+	UNIT_STREQ(format_drop_reason(TORUS_DROP_VLAN), "vlan");
+	UNIT_STREQ(format_drop_reason(TORUS_DROP_OTHER_HOST), "other_host");
+	UNIT_STREQ(format_drop_reason(TORUS_DROP_SPOOFED), "spoofed");
 	UNIT_CHECK(format_drop_reason(__TORUS_DROP_MAX) == NULL);
 }
 

@@ -345,6 +345,13 @@ enum torus_route_attr {
  * @TORUS_DROP_PROTO: payload protocol not carried by the fabric
  * @TORUS_DROP_NOMEM: allocation or headroom failure
  * @TORUS_DROP_TOO_BIG: frame larger than the port's MTU
+ * @TORUS_DROP_VLAN: a VLAN-tagged frame on a port (the fabric carries
+ *	only untagged frames; forwarding the tag would let a neighbour hop
+ *	VLANs)
+ * @TORUS_DROP_OTHER_HOST: a frame unicast to another host's address,
+ *	seen only because the port is promiscuous
+ * @TORUS_DROP_SPOOFED: at delivery, the inner IP source address is not
+ *	the address of the header's source coordinates
  */
 enum torus_drop_reason {
 	TORUS_DROP_MALFORMED,
@@ -359,6 +366,9 @@ enum torus_drop_reason {
 	TORUS_DROP_PROTO,
 	TORUS_DROP_NOMEM,
 	TORUS_DROP_TOO_BIG,
+	TORUS_DROP_VLAN,
+	TORUS_DROP_OTHER_HOST,
+	TORUS_DROP_SPOOFED,
 	/* add new reasons above */
 	__TORUS_DROP_MAX,
 	TORUS_DROP_MAX = __TORUS_DROP_MAX - 1
@@ -368,7 +378,7 @@ enum torus_drop_reason {
 #define TORUS_DROP_NAMES {						\
 	"malformed", "version", "not_placed", "bad_addr", "no_port",	\
 	"link_down", "hop_limit", "loss", "no_peer", "proto", "nomem",	\
-	"too_big" }
+	"too_big", "vlan", "other_host", "spoofed" }
 
 /**
  * enum torus_stats_attr - counters (all u64)
@@ -415,6 +425,51 @@ enum torus_link_attr {
 	/* add new attributes above */
 	__TORUS_LINK_A_MAX,
 	TORUS_LINK_A_MAX = __TORUS_LINK_A_MAX - 1
+};
+
+/**
+ * enum torus_node_info_attr - IFLA_INFO_DATA of "type torus" (read-only:
+ *	ip -d link show; set the node with TORUS_CMD_NODE_SET)
+ * @TORUS_NODE_INFO_A_NODE_ID: u64, unique node id
+ * @TORUS_NODE_INFO_A_STATE: u8, enum torus_node_state
+ * @TORUS_NODE_INFO_A_ROLE: u8, enum torus_node_role
+ * @TORUS_NODE_INFO_A_COORD: nest of u32 per axis (TORUS_AXIS_A(axis)),
+ *	absent while the node has no coordinates
+ * @TORUS_NODE_INFO_A_DIMS: nest of u32 per axis, extents
+ * @TORUS_NODE_INFO_A_WRAP: nest of u8 per axis, 1 torus ring, 0 mesh
+ * @TORUS_NODE_INFO_A_PORTS: u32, number of enslaved ports
+ * @TORUS_NODE_INFO_A_PAD: padding for 64-bit attributes
+ */
+enum torus_node_info_attr {
+	TORUS_NODE_INFO_A_UNSPEC,
+	TORUS_NODE_INFO_A_NODE_ID,
+	TORUS_NODE_INFO_A_STATE,
+	TORUS_NODE_INFO_A_ROLE,
+	TORUS_NODE_INFO_A_COORD,
+	TORUS_NODE_INFO_A_DIMS,
+	TORUS_NODE_INFO_A_WRAP,
+	TORUS_NODE_INFO_A_PORTS,
+	TORUS_NODE_INFO_A_PAD,
+	/* add new attributes above */
+	__TORUS_NODE_INFO_A_MAX,
+	TORUS_NODE_INFO_A_MAX = __TORUS_NODE_INFO_A_MAX - 1
+};
+
+/**
+ * enum torus_port_info_attr - IFLA_INFO_SLAVE_DATA of a port enslaved to
+ *	a node device (read-only: ip -d link show)
+ * @TORUS_PORT_INFO_A_LABEL: u8, physical direction label,
+ *	TORUS_DIR_NONE if the port has none
+ * @TORUS_PORT_INFO_A_GLOBAL_DIR: u8, the direction the port serves in
+ *	the port map, TORUS_DIR_NONE if unmapped
+ */
+enum torus_port_info_attr {
+	TORUS_PORT_INFO_A_UNSPEC,
+	TORUS_PORT_INFO_A_LABEL,
+	TORUS_PORT_INFO_A_GLOBAL_DIR,
+	/* add new attributes above */
+	__TORUS_PORT_INFO_A_MAX,
+	TORUS_PORT_INFO_A_MAX = __TORUS_PORT_INFO_A_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_TORUS_H */
