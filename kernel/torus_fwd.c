@@ -8,6 +8,7 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_ether.h>
+#include <linux/if_vlan.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/netdevice.h>
@@ -40,6 +41,66 @@ static void torus_eth_dest(struct net_device *odev, u8 *dest)
 		eth_broadcast_addr(dest);
 }
 
+/* Put the Ethernet header on a frame (data at its torus header) and
+ * queue it on the port.
+ */
+static void torus_port_queue(struct torus_port *out, struct sk_buff *skb)
+{
+	struct net_device *odev = out->dev;
+	struct ethhdr *eth;
+
+	skb_reset_network_header(skb);
+	eth = skb_push(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
+	skb->mac_len = ETH_HLEN;
+	eth->h_proto = htons(ETH_P_TORUS);
+	ether_addr_copy(eth->h_source, odev->dev_addr);
+	torus_eth_dest(odev, eth->h_dest);
+	skb->dev = odev;
+	skb->protocol = htons(ETH_P_TORUS);
+	torus_stats_tx(out->stats, skb->len);
+	dev_queue_xmit(skb);
+}
+
+/* A torport takes GSO frames whole (its peer's receiver handles them);
+ * any other port gets them segmented here, since no NIC can parse the
+ * fabric header for TSO.
+ */
+static void torus_port_queue_segments(struct torus_node *node,
+				      struct torus_port *out,
+				      struct sk_buff *skb)
+{
+	netdev_features_t features;
+	struct sk_buff *segs, *next;
+
+	skb_reset_network_header(skb);
+	skb_push(skb, ETH_HLEN);
+	skb_reset_mac_header(skb);
+	skb->mac_len = ETH_HLEN;
+	skb->protocol = htons(ETH_P_TORUS);
+	skb->dev = out->dev;
+	features = netif_skb_features(skb) & ~NETIF_F_GSO_MASK;
+	segs = skb_gso_segment(skb, features);
+	if (IS_ERR(segs)) {
+		torus_drop(node, out, skb,
+			   PTR_ERR(segs) == -ENOMEM ? TORUS_DROP_NOMEM :
+						      TORUS_DROP_MALFORMED);
+		return;
+	}
+	if (!segs) {
+		/* it fits in one frame after all */
+		__skb_pull(skb, ETH_HLEN);
+		torus_port_queue(out, skb);
+		return;
+	}
+	consume_skb(skb);
+	skb_list_walk_safe(segs, skb, next) {
+		skb_mark_not_on_list(skb);
+		__skb_pull(skb, ETH_HLEN);
+		torus_port_queue(out, skb);
+	}
+}
+
 /* Send a frame (data at its torus header) out of the port for @dir. */
 static void torus_port_send(struct torus_node *node,
 			    const struct torus_fib *fib, struct sk_buff *skb,
@@ -47,7 +108,6 @@ static void torus_port_send(struct torus_node *node,
 {
 	struct torus_port *out = dir < TORUS_MAX_DIRS ? fib->map[dir] : NULL;
 	struct net_device *odev;
-	struct ethhdr *eth;
 
 	if (unlikely(!out)) {
 		torus_drop(node, NULL, skb, TORUS_DROP_NO_PORT);
@@ -62,15 +122,10 @@ static void torus_port_send(struct torus_node *node,
 		torus_drop(node, out, skb, TORUS_DROP_NOMEM);
 		return;
 	}
-	eth = skb_push(skb, ETH_HLEN);
-	skb_reset_mac_header(skb);
-	eth->h_proto = htons(ETH_P_TORUS);
-	ether_addr_copy(eth->h_source, odev->dev_addr);
-	torus_eth_dest(odev, eth->h_dest);
-	skb->dev = odev;
-	skb->protocol = htons(ETH_P_TORUS);
-	torus_stats_tx(out->stats, skb->len);
-	dev_queue_xmit(skb);
+	if (skb_is_gso(skb) && !netif_is_torport(odev))
+		torus_port_queue_segments(node, out, skb);
+	else
+		torus_port_queue(out, skb);
 }
 
 /* Strip the torus header and hand the packet to the node device. */
@@ -87,42 +142,67 @@ static void torus_deliver_prepare(struct torus_node *node,
 	torus_stats_rx(node->stats, skb->len);
 }
 
-/* Destination coordinates from the IP header, by the address plan:
- * TORUS_PASS or a drop reason.
+/* Source or destination coordinates from the IP header at @off, by the
+ * address plan: TORUS_PASS or a drop reason.
  */
-static int torus_skb_dst_coord(struct sk_buff *skb,
-			       const struct torus_geom *g, u8 *dst)
+static int torus_skb_ip_coord(struct sk_buff *skb, unsigned int off,
+			      __be16 proto, const struct torus_geom *g,
+			      bool src, u8 *coord)
 {
-	switch (skb->protocol) {
+	switch (proto) {
 	case htons(ETH_P_IP): {
 		const struct iphdr *iph;
 
-		if (!pskb_may_pull(skb, sizeof(*iph)))
+		if (!pskb_may_pull(skb, off + sizeof(*iph)))
 			return TORUS_DROP_MALFORMED;
-		iph = (const struct iphdr *)skb->data;
+		iph = (const struct iphdr *)(skb->data + off);
 		if (iph->version != 4)
 			return TORUS_DROP_MALFORMED;
 		if (g->ndims > TORUS_IPV4_MAX_AXES)
 			return TORUS_DROP_BAD_ADDR;
-		if (torus_addr4_to_coord(g, iph->daddr, dst))
+		if (torus_addr4_to_coord(g, src ? iph->saddr : iph->daddr,
+					 coord))
 			return TORUS_DROP_BAD_ADDR;
 		return TORUS_PASS;
 	}
 	case htons(ETH_P_IPV6): {
 		const struct ipv6hdr *ip6h;
 
-		if (!pskb_may_pull(skb, sizeof(*ip6h)))
+		if (!pskb_may_pull(skb, off + sizeof(*ip6h)))
 			return TORUS_DROP_MALFORMED;
-		ip6h = (const struct ipv6hdr *)skb->data;
+		ip6h = (const struct ipv6hdr *)(skb->data + off);
 		if (ip6h->version != 6)
 			return TORUS_DROP_MALFORMED;
-		if (torus_addr6_to_coord(g, &ip6h->daddr, dst))
+		if (torus_addr6_to_coord(g, src ? &ip6h->saddr : &ip6h->daddr,
+					 coord))
 			return TORUS_DROP_BAD_ADDR;
 		return TORUS_PASS;
 	}
 	default:
 		return TORUS_DROP_PROTO;
 	}
+}
+
+/* A frame for this node: its inner source address must be the address
+ * of the header's source coordinates, or a neighbour could speak for
+ * any node.  TORUS_PASS or TORUS_DROP_SPOOFED / _MALFORMED.
+ */
+static int torus_check_source(struct sk_buff *skb,
+			      const struct torus_geom *g)
+{
+	const struct torus_hdr *h = (const struct torus_hdr *)skb->data;
+	u8 src[TORUS_MAX_AXES];
+	int reason;
+
+	reason = torus_skb_ip_coord(skb, TORUS_HDR_LEN, h->proto, g, true,
+				    src);
+	if (reason == TORUS_DROP_MALFORMED)
+		return reason;
+	/* pskb_may_pull() may have moved the header */
+	h = (const struct torus_hdr *)skb->data;
+	if (reason != TORUS_PASS || memcmp(src, h->src, TORUS_MAX_AXES))
+		return TORUS_DROP_SPOOFED;
+	return TORUS_PASS;
 }
 
 netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -140,7 +220,8 @@ netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev)
 		reason = TORUS_DROP_NOT_PLACED;
 		goto drop;
 	}
-	reason = torus_skb_dst_coord(skb, &fib->geom, dst);
+	reason = torus_skb_ip_coord(skb, 0, skb->protocol, &fib->geom, false,
+				    dst);
 	if (unlikely(reason != TORUS_PASS))
 		goto drop;
 	if (unlikely(skb_cow_head(skb, TORUS_NEEDED_HEADROOM))) {
@@ -184,6 +265,18 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 
 	if (skb->protocol != htons(ETH_P_TORUS))
 		return RX_HANDLER_PASS;
+	/* The fabric carries only untagged frames for this host: a tag
+	 * would leave with the frame again, a frame for another host was
+	 * only seen because the port is promiscuous.
+	 */
+	if (unlikely(skb_vlan_tag_present(skb))) {
+		torus_drop(node, port, skb, TORUS_DROP_VLAN);
+		return RX_HANDLER_CONSUMED;
+	}
+	if (unlikely(skb->pkt_type == PACKET_OTHERHOST)) {
+		torus_drop(node, port, skb, TORUS_DROP_OTHER_HOST);
+		return RX_HANDLER_CONSUMED;
+	}
 
 	skb = skb_share_check(skb, GFP_ATOMIC);
 	if (unlikely(!skb)) {
@@ -223,6 +316,10 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	dir = torus_next_dir(&fib->geom, rcu_dereference(node->routes), h,
 			     false, &exception);
 	if (dir == TORUS_DIR_NONE) {
+		reason = torus_check_source(skb, &fib->geom);
+		if (unlikely(reason != TORUS_PASS))
+			goto drop;
+		h = (struct torus_hdr *)skb->data;
 		torus_deliver_prepare(node, skb, h->proto);
 		return RX_HANDLER_ANOTHER;
 	}
@@ -230,6 +327,8 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 		reason = TORUS_DROP_HOP_LIMIT;
 		goto drop;
 	}
+	/* the header changes: a checksum of the whole frame goes stale */
+	skb_forward_csum(skb);
 	h->hop_limit--;
 	torus_stats_fwd(node->stats);
 	torus_port_send(node, fib, skb, dir);

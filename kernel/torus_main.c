@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * torus.ko: a self-configuring torus/mesh fabric.  Module init and exit:
- * the netdev notifier, the two link types, then the generic netlink
+ * segmentation of fabric frames, the netdev notifier, the two link types, then the generic netlink
  * family last, so userspace never sees a half-ready module.
  */
 #include <linux/module.h>
@@ -14,9 +14,10 @@ static int __init torus_init(void)
 {
 	int err;
 
+	torus_gso_init();
 	err = torus_node_notifier_init();
 	if (err)
-		return err;
+		goto err_gso;
 	err = rtnl_link_register(&torus_node_link_ops);
 	if (err)
 		goto err_notifier;
@@ -34,6 +35,8 @@ err_node_link:
 	rtnl_link_unregister(&torus_node_link_ops);
 err_notifier:
 	torus_node_notifier_exit();
+err_gso:
+	torus_gso_exit();
 	return err;
 }
 
@@ -43,6 +46,7 @@ static void __exit torus_exit(void)
 	rtnl_link_unregister(&torport_link_ops);
 	rtnl_link_unregister(&torus_node_link_ops);
 	torus_node_notifier_exit();
+	torus_gso_exit();
 	/* ports and tables are freed by RCU callbacks in this module */
 	rcu_barrier();
 }

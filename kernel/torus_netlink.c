@@ -172,8 +172,8 @@ static struct torus_node *torus_nl_get_node(struct genl_info *info)
 
 /* ---- fill functions, one per object ---- */
 
-static int torus_nl_put_axes(struct sk_buff *skb, int type,
-			     const struct torus_geom *g, int what)
+int torus_nl_put_axes(struct sk_buff *skb, int type,
+		      const struct torus_geom *g, int what)
 {
 	struct nlattr *nest;
 	int axis, err = 0;

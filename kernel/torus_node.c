@@ -19,6 +19,8 @@
 
 static const struct net_device_ops torus_node_netdev_ops;
 
+#define TORUS_NODE_MAX_MTU	(ETH_MAX_MTU - TORUS_HDR_LEN - ETH_HLEN)
+
 bool netif_is_torus_node(const struct net_device *dev)
 {
 	return dev->netdev_ops == &torus_node_netdev_ops;
@@ -107,6 +109,51 @@ int torus_node_set_fib(struct torus_node *node, const struct torus_geom *g,
 	return 0;
 }
 
+/* The ports' features the node can offer: what every port has, except
+ * segmentation, which the data path does for ports that cannot.
+ */
+static netdev_features_t torus_node_fix_features(struct net_device *dev,
+						 netdev_features_t features)
+{
+	struct torus_node *node = netdev_priv(dev);
+	netdev_features_t mask = TORUS_NODE_FEATURES;
+	struct torus_port *port;
+
+	list_for_each_entry(port, &node->ports, list)
+		mask &= port->dev->features | NETIF_F_GSO_SOFTWARE;
+	return features & (mask | ~TORUS_NODE_FEATURES);
+}
+
+/* Follow the ports: MTU is the smallest port MTU less the torus header,
+ * features and GSO limits what all ports can take.  Under RTNL.
+ */
+static void torus_node_sync_ports(struct torus_node *node)
+{
+	unsigned int mtu = UINT_MAX, tso_size = GSO_MAX_SIZE;
+	struct net_device *dev = node->dev;
+	u16 tso_segs = GSO_MAX_SEGS;
+	struct torus_port *port;
+
+	if (dev->reg_state != NETREG_REGISTERED)
+		return;
+	list_for_each_entry(port, &node->ports, list) {
+		mtu = min(mtu, port->dev->mtu);
+		tso_size = min(tso_size, port->dev->tso_max_size);
+		tso_segs = min(tso_segs, port->dev->tso_max_segs);
+	}
+	netif_set_tso_max_size(dev, tso_size);
+	netif_set_tso_max_segs(dev, tso_segs);
+	netdev_update_features(dev);
+	if (mtu == UINT_MAX) {
+		dev->max_mtu = TORUS_NODE_MAX_MTU;
+		return;
+	}
+	mtu = max_t(int, (int)mtu - TORUS_HDR_LEN, ETH_MIN_MTU);
+	dev->max_mtu = mtu;
+	if (dev->mtu != mtu && dev_set_mtu(dev, mtu))
+		netdev_warn(dev, "cannot follow its ports to MTU %u\n", mtu);
+}
+
 static void torus_port_free_rcu(struct rcu_head *head)
 {
 	struct torus_port *port = container_of(head, struct torus_port, rcu);
@@ -145,6 +192,7 @@ void torus_node_release_port(struct torus_port *port)
 	torus_notify_port(port);
 	netdev_info(node->dev, "released port %s\n", port->dev->name);
 	call_rcu(&port->rcu, torus_port_free_rcu);
+	torus_node_sync_ports(node);
 }
 
 static int torus_node_add_slave(struct net_device *dev,
@@ -193,6 +241,7 @@ static int torus_node_add_slave(struct net_device *dev,
 		goto err_unregister;
 
 	list_add_tail_rcu(&port->list, &node->ports);
+	torus_node_sync_ports(node);
 	node->generation++;
 	torus_notify_port(port);
 	netdev_info(dev, "enslaved port %s\n", slave_dev->name);
@@ -302,6 +351,7 @@ static const struct net_device_ops torus_node_netdev_ops = {
 	.ndo_add_slave		= torus_node_add_slave,
 	.ndo_del_slave		= torus_node_del_slave,
 	.ndo_features_check	= passthru_features_check,
+	.ndo_fix_features	= torus_node_fix_features,
 };
 
 static void torus_node_setup(struct net_device *dev)
@@ -316,7 +366,8 @@ static void torus_node_setup(struct net_device *dev)
 	dev->tx_queue_len = 0;
 	dev->mtu = ETH_DATA_LEN - TORUS_HDR_LEN;
 	dev->min_mtu = ETH_MIN_MTU;
-	dev->max_mtu = ETH_MAX_MTU - TORUS_HDR_LEN - ETH_HLEN;
+	dev->max_mtu = TORUS_NODE_MAX_MTU;
+	dev->ethtool_ops = &torus_ethtool_ops;
 	/* its ports stay where they are: the node cannot change netns */
 	dev->features |= NETIF_F_LLTX | NETIF_F_NETNS_LOCAL |
 			 TORUS_NODE_FEATURES;
@@ -333,14 +384,103 @@ static int torus_node_validate(struct nlattr *tb[], struct nlattr *data[],
 				    "torus: a node device has no link-layer address");
 		return -EINVAL;
 	}
+	if (data) {
+		NL_SET_ERR_MSG(extack, "torus: the node is set with 'torus node set', not ip link");
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
+
+static size_t torus_node_get_size(const struct net_device *dev)
+{
+	size_t axes = TORUS_MAX_AXES * nla_total_size(sizeof(u32));
+
+	return nla_total_size_64bit(sizeof(u64)) +	/* NODE_ID */
+	       2 * nla_total_size(sizeof(u8)) +		/* STATE, ROLE */
+	       3 * nla_total_size(axes) +		/* COORD, DIMS, WRAP */
+	       nla_total_size(sizeof(u32));		/* PORTS */
+}
+
+static int torus_node_fill_info(struct sk_buff *skb,
+				const struct net_device *dev)
+{
+	const struct torus_node *node = netdev_priv(dev);
+	const struct torus_fib *fib = rtnl_dereference(node->fib);
+	const struct torus_port *port;
+	u32 ports = 0;
+
+	list_for_each_entry(port, &node->ports, list)
+		ports++;
+	if (nla_put_u64_64bit(skb, TORUS_NODE_INFO_A_NODE_ID, node->id,
+			      TORUS_NODE_INFO_A_PAD) ||
+	    nla_put_u8(skb, TORUS_NODE_INFO_A_STATE, node->state) ||
+	    nla_put_u8(skb, TORUS_NODE_INFO_A_ROLE, node->role) ||
+	    nla_put_u32(skb, TORUS_NODE_INFO_A_PORTS, ports))
+		return -EMSGSIZE;
+	if (!fib->geom.ndims)
+		return 0;
+	if (torus_nl_put_axes(skb, TORUS_NODE_INFO_A_COORD, &fib->geom, 0) ||
+	    torus_nl_put_axes(skb, TORUS_NODE_INFO_A_DIMS, &fib->geom,
+			      TORUS_A_DIMS) ||
+	    torus_nl_put_axes(skb, TORUS_NODE_INFO_A_WRAP, &fib->geom,
+			      TORUS_A_WRAP))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static size_t torus_node_get_slave_size(const struct net_device *dev,
+					const struct net_device *slave_dev)
+{
+	return 2 * nla_total_size(sizeof(u8));	/* LABEL, GLOBAL_DIR */
+}
+
+static int torus_node_fill_slave_info(struct sk_buff *skb,
+				      const struct net_device *dev,
+				      const struct net_device *slave_dev)
+{
+	const struct torus_node *node = netdev_priv(dev);
+	const struct torus_fib *fib = rtnl_dereference(node->fib);
+	const struct torus_port *port = torus_port_from_dev(slave_dev);
+
+	if (!port)
+		return 0;
+	if (nla_put_u8(skb, TORUS_PORT_INFO_A_LABEL, port->label) ||
+	    nla_put_u8(skb, TORUS_PORT_INFO_A_GLOBAL_DIR,
+		       torus_port_global_dir(fib, port)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* What the node reports; nothing of it is set through rtnetlink. */
+static const struct nla_policy torus_node_policy[TORUS_NODE_INFO_A_MAX + 1] = {
+	[TORUS_NODE_INFO_A_NODE_ID]	= { .type = NLA_U64 },
+	[TORUS_NODE_INFO_A_STATE]	= { .type = NLA_U8 },
+	[TORUS_NODE_INFO_A_ROLE]	= { .type = NLA_U8 },
+	[TORUS_NODE_INFO_A_COORD]	= { .type = NLA_NESTED },
+	[TORUS_NODE_INFO_A_DIMS]	= { .type = NLA_NESTED },
+	[TORUS_NODE_INFO_A_WRAP]	= { .type = NLA_NESTED },
+	[TORUS_NODE_INFO_A_PORTS]	= { .type = NLA_U32 },
+};
+
+static const struct nla_policy
+torus_port_info_policy[TORUS_PORT_INFO_A_MAX + 1] = {
+	[TORUS_PORT_INFO_A_LABEL]	= { .type = NLA_U8 },
+	[TORUS_PORT_INFO_A_GLOBAL_DIR]	= { .type = NLA_U8 },
+};
 
 struct rtnl_link_ops torus_node_link_ops = {
 	.kind		= TORUS_NODE_KIND,
 	.priv_size	= sizeof(struct torus_node),
 	.setup		= torus_node_setup,
 	.validate	= torus_node_validate,
+	.maxtype	= TORUS_NODE_INFO_A_MAX,
+	.policy		= torus_node_policy,
+	.get_size	= torus_node_get_size,
+	.fill_info	= torus_node_fill_info,
+	.slave_maxtype	= TORUS_PORT_INFO_A_MAX,
+	.slave_policy	= torus_port_info_policy,
+	.get_slave_size	= torus_node_get_slave_size,
+	.fill_slave_info = torus_node_fill_slave_info,
 };
 
 /* A port going away leaves its node; carrier changes are announced. */
@@ -362,6 +502,10 @@ static int torus_node_netdev_event(struct notifier_block *nb,
 	case NETDEV_CHANGE:
 		port->node->generation++;
 		torus_notify_port(port);
+		break;
+	case NETDEV_CHANGEMTU:
+	case NETDEV_FEAT_CHANGE:
+		torus_node_sync_ports(port->node);
 		break;
 	}
 	return NOTIFY_DONE;

@@ -55,6 +55,11 @@ static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 		reason = TORUS_DROP_NO_PEER;
 		goto drop;
 	}
+	/* a cut cable carries nothing, not even packet sockets' frames */
+	if (unlikely(READ_ONCE(priv->cut))) {
+		reason = TORUS_DROP_LINK_DOWN;
+		goto drop;
+	}
 	loss = READ_ONCE(priv->loss_ppm);
 	if (unlikely(loss) && get_random_u32_below(TORUS_LOSS_PPM_MAX) < loss) {
 		reason = TORUS_DROP_LOSS;
@@ -64,10 +69,19 @@ static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 		reason = TORUS_DROP_MALFORMED;
 		goto drop;
 	}
+	/* the checks __dev_forward_skb() makes, to count the real reason */
+	if (unlikely(!(peer->flags & IFF_UP))) {
+		reason = TORUS_DROP_LINK_DOWN;
+		goto drop;
+	}
+	if (unlikely(!is_skb_forwardable(peer, skb))) {
+		reason = TORUS_DROP_TOO_BIG;
+		goto drop;
+	}
 	skb_tx_timestamp(skb);
-	/* __dev_forward_skb() frees the skb when it fails (e.g. MTU) */
+	/* it frees the skb when it fails: what is left is memory */
 	if (unlikely(__dev_forward_skb(peer, skb))) {
-		torus_stats_drop(priv->stats, TORUS_DROP_TOO_BIG);
+		torus_stats_drop(priv->stats, TORUS_DROP_NOMEM);
 		goto out;
 	}
 	netif_rx(skb);
@@ -159,6 +173,7 @@ static void torport_setup(struct net_device *dev)
 	dev->priv_flags &= ~IFF_TX_SKB_SHARING;
 	dev->priv_flags |= IFF_LIVE_ADDR_CHANGE | IFF_NO_QUEUE;
 	dev->netdev_ops = &torport_netdev_ops;
+	dev->ethtool_ops = &torus_ethtool_ops;
 	dev->features |= NETIF_F_LLTX | TORPORT_FEATURES;
 	dev->hw_features = TORPORT_FEATURES;
 	dev->needs_free_netdev = true;
@@ -416,8 +431,8 @@ int torport_set_cable(struct net_device *dev, int carrier, s64 loss_ppm,
 		WRITE_ONCE(peer_priv->loss_ppm, loss_ppm);
 	}
 	if (carrier >= 0) {
-		priv->cut = !carrier;
-		peer_priv->cut = !carrier;
+		WRITE_ONCE(priv->cut, !carrier);
+		WRITE_ONCE(peer_priv->cut, !carrier);
 		torport_update_carrier(dev);
 	}
 	return 0;

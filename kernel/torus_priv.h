@@ -218,11 +218,20 @@ int torport_set_cable(struct net_device *dev, int carrier, s64 loss_ppm,
 netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev);
 rx_handler_result_t torus_handle_frame(struct sk_buff **pskb);
 
+/* torus_gso.c: segmentation of fabric frames */
+void torus_gso_init(void);
+void torus_gso_exit(void);
+
+/* torus_ethtool.c: for node devices and torports alike */
+extern const struct ethtool_ops torus_ethtool_ops;
+
 /* torus_netlink.c */
 int torus_netlink_init(void);
 void torus_netlink_exit(void);
 void torus_notify_node(struct torus_node *node);
 void torus_notify_port(struct torus_port *port);
+int torus_nl_put_axes(struct sk_buff *skb, int type,
+		      const struct torus_geom *g, int what);
 
 /* torus_route.c: route exceptions against a geometry, batches */
 unsigned int torus_diameter(const struct torus_geom *g);
