@@ -8,6 +8,7 @@ cd "$(dirname "$0")/../.." || exit 1
 require_vm
 
 status=0
+python3 tests/vm/datapath_test.py || status=1
 python3 tests/vm/fabric_test.py || status=1
 # fabric_test.py ends with rmmod torus: discovery_test.py insmods it again
 python3 tests/vm/discovery_test.py || status=1

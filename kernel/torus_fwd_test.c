@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: the data path with real devices.  A node at (1) of a line of
+ * three has two torport cables; frames sent into the far end of cable A
+ * are received by the node and forwarded out of cable B, whose far end
+ * captures them.  Checks what leaves and what is counted.
+ */
+#include <kunit/test.h>
+#include <linux/bottom_half.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/rtnetlink.h>
+#include <net/checksum.h>
+#include <net/rtnetlink.h>
+
+#include "torus_priv.h"
+
+struct torus_fwd_fixture {
+	struct net_device *node;
+	struct net_device *a_in, *a_port;	/* frames enter at a_in */
+	struct net_device *b_port, *b_out;	/* and leave at b_out */
+	struct packet_type capture;
+	struct sk_buff_head captured;
+};
+
+static int torus_fwd_capture(struct sk_buff *skb, struct net_device *dev,
+			     struct packet_type *pt,
+			     struct net_device *orig_dev)
+{
+	struct torus_fwd_fixture *fx = pt->af_packet_priv;
+
+	skb_queue_tail(&fx->captured, skb);
+	return NET_RX_SUCCESS;
+}
+
+/* A torport cable; returns the end to enslave, @far the other. */
+static struct net_device *torus_fwd_cable(struct kunit *test,
+					  struct net_device **far)
+{
+	struct nlattr *tb[IFLA_MAX + 1] = {};
+	struct torport_priv *priv;
+	struct net_device *dev;
+
+	dev = rtnl_create_link(&init_net, "ktp%d", NET_NAME_ENUM,
+			       &torport_link_ops, tb, NULL);
+	if (IS_ERR(dev))
+		return NULL;
+	if (torport_link_ops.newlink(&init_net, dev, tb, NULL, NULL)) {
+		free_netdev(dev);
+		return NULL;
+	}
+	priv = netdev_priv(dev);
+	*far = rtnl_dereference(priv->peer);
+	return dev;
+}
+
+static int torus_fwd_setup(struct kunit *test, struct torus_fwd_fixture *fx)
+{
+	struct torus_geom g = { .ndims = 1, .dims = { 3 }, .coord = { 1 } };
+	struct torus_port *map[TORUS_MAX_DIRS] = {};
+	struct nlattr *tb[IFLA_MAX + 1] = {};
+	const struct net_device_ops *ops;
+	int err;
+
+	fx->node = rtnl_create_link(&init_net, "ktor%d", NET_NAME_ENUM,
+				    &torus_node_link_ops, tb, NULL);
+	if (IS_ERR(fx->node))
+		return PTR_ERR(fx->node);
+	err = register_netdevice(fx->node);
+	if (err) {
+		free_netdev(fx->node);
+		fx->node = NULL;
+		return err;
+	}
+	fx->a_port = torus_fwd_cable(test, &fx->a_in);
+	fx->b_port = torus_fwd_cable(test, &fx->b_out);
+	if (!fx->a_port || !fx->b_port)
+		return -ENOMEM;
+	ops = fx->node->netdev_ops;
+	err = ops->ndo_add_slave(fx->node, fx->a_port, NULL) ?:
+	      ops->ndo_add_slave(fx->node, fx->b_port, NULL) ?:
+	      dev_open(fx->node, NULL) ?: dev_open(fx->a_port, NULL) ?:
+	      dev_open(fx->a_in, NULL) ?: dev_open(fx->b_port, NULL) ?:
+	      dev_open(fx->b_out, NULL);
+	if (err)
+		return err;
+	map[TORUS_DIR(0, 0)] = torus_port_from_dev(fx->b_port);
+	map[TORUS_DIR(0, 1)] = torus_port_from_dev(fx->a_port);
+	return torus_node_set_fib(netdev_priv(fx->node), &g, true, map);
+}
+
+static int torus_fwd_init(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx;
+	int err;
+
+	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+	if (!fx)
+		return -ENOMEM;
+	skb_queue_head_init(&fx->captured);
+	test->priv = fx;
+	rtnl_lock();
+	err = torus_fwd_setup(test, fx);
+	rtnl_unlock();
+	if (err)
+		return err;
+	fx->capture.type = htons(ETH_P_TORUS);
+	fx->capture.dev = fx->b_out;
+	fx->capture.func = torus_fwd_capture;
+	fx->capture.af_packet_priv = fx;
+	dev_add_pack(&fx->capture);
+	return 0;
+}
+
+static void torus_fwd_exit(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	LIST_HEAD(list);
+
+	if (fx->capture.func)
+		dev_remove_pack(&fx->capture);
+	skb_queue_purge(&fx->captured);
+	rtnl_lock();
+	if (fx->node)
+		unregister_netdevice_queue(fx->node, &list);
+	if (fx->a_port)
+		torport_link_ops.dellink(fx->a_port, &list);
+	if (fx->b_port)
+		torport_link_ops.dellink(fx->b_port, &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
+}
+
+/* A data frame from (0) to @dst, sent into cable A to @dmac. */
+static struct sk_buff *torus_fwd_frame(struct torus_fwd_fixture *fx,
+				       const u8 *dmac, u8 dst, __be32 saddr)
+{
+	static const u8 src[TORUS_MAX_AXES] = { 0 };
+	u8 dcoord[TORUS_MAX_AXES] = { dst };
+	struct torus_hdr *h;
+	struct ethhdr *eth;
+	struct iphdr *iph;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(NET_SKB_PAD + ETH_HLEN + TORUS_HDR_LEN + 64,
+			GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, NET_SKB_PAD);
+	eth = skb_put(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, dmac);
+	ether_addr_copy(eth->h_source, fx->a_in->dev_addr);
+	eth->h_proto = htons(ETH_P_TORUS);
+	h = skb_put(skb, TORUS_HDR_LEN);
+	torus_hdr_init(h, TORUS_T_DATA, htons(ETH_P_IP), src, dcoord, 8);
+	iph = skb_put_zero(skb, 64);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->tot_len = htons(64);
+	iph->saddr = saddr;
+	iph->daddr = torus_coord_to_addr4(dcoord);
+	iph->check = ip_fast_csum(iph, iph->ihl);
+	skb_reset_mac_header(skb);
+	skb->dev = fx->a_in;
+	skb->protocol = htons(ETH_P_TORUS);
+	return skb;
+}
+
+static __be32 torus_fwd_addr(u8 x)
+{
+	const u8 coord[TORUS_MAX_AXES] = { x };
+
+	return torus_coord_to_addr4(coord);
+}
+
+/* Wait for what comes out of cable B; returns the frames captured. */
+static unsigned int torus_fwd_wait(struct torus_fwd_fixture *fx)
+{
+	int i;
+
+	/* the backlog runs in softirq; give it a moment */
+	for (i = 0; i < 50 && skb_queue_empty(&fx->captured); i++)
+		usleep_range(1000, 2000);
+	return skb_queue_len(&fx->captured);
+}
+
+/* Send into cable A through the queue, as the stack does. */
+static unsigned int torus_fwd_send(struct kunit *test, struct sk_buff *skb)
+{
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	dev_queue_xmit(skb);
+	return torus_fwd_wait(test->priv);
+}
+
+/* Hand a frame straight to the driver, as netpoll does and as the
+ * stack may until the link watcher stops the queue of a cut cable.
+ */
+static unsigned int torus_fwd_start_xmit(struct kunit *test,
+					 struct sk_buff *skb)
+{
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	local_bh_disable();
+	netdev_start_xmit(skb, skb->dev, netdev_get_tx_queue(skb->dev, 0),
+			  false);
+	local_bh_enable();
+	return torus_fwd_wait(test->priv);
+}
+
+static u64 torus_fwd_drops(struct net_device *dev, int reason)
+{
+	struct torus_pcpu_stats __percpu *pcpu;
+	struct torus_stats st;
+
+	if (netif_is_torport(dev))
+		pcpu = ((struct torport_priv *)netdev_priv(dev))->stats;
+	else
+		pcpu = ((struct torus_node *)netdev_priv(dev))->stats;
+	torus_stats_read(pcpu, &st);
+	return st.drop[reason];
+}
+
+static void torus_fwd_forwards(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct sk_buff *skb;
+
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 1U);
+}
+
+/* A NIC's checksum of the whole frame is stale once the hop limit
+ * changes: what leaves must not claim it.
+ */
+static void torus_fwd_checksum_complete(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct sk_buff *skb;
+
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb->ip_summed = CHECKSUM_COMPLETE;
+	skb->csum = skb_checksum(skb, 0, skb->len, 0);
+	KUNIT_ASSERT_EQ(test, torus_fwd_send(test, skb), 1U);
+	skb = skb_peek(&fx->captured);
+	if (skb->ip_summed == CHECKSUM_COMPLETE)
+		KUNIT_EXPECT_EQ(test,
+				csum_fold(skb_checksum(skb, 0, skb->len, 0)),
+				csum_fold(skb->csum));
+}
+
+static void torus_fwd_vlan_dropped(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct sk_buff *skb;
+
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), 5);
+	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 0U);
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->node, TORUS_DROP_VLAN), 1ULL);
+}
+
+static void torus_fwd_other_host_dropped(struct kunit *test)
+{
+	static const u8 other[ETH_ALEN] = { 0x02, 0, 0, 0, 0, 0x99 };
+	struct torus_fwd_fixture *fx = test->priv;
+	struct sk_buff *skb;
+
+	skb = torus_fwd_frame(fx, other, 2, torus_fwd_addr(0));
+	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 0U);
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->node, TORUS_DROP_OTHER_HOST),
+			1ULL);
+}
+
+static void torus_fwd_spoofed_dropped(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_stats st;
+
+	/* to the node itself, from (0), claiming to be (2) */
+	torus_fwd_send(test, torus_fwd_frame(fx, fx->a_port->dev_addr, 1,
+					     torus_fwd_addr(2)));
+	torus_stats_read(node->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_packets, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.drop[TORUS_DROP_SPOOFED], 1ULL);
+
+	torus_fwd_send(test, torus_fwd_frame(fx, fx->a_port->dev_addr, 1,
+					     torus_fwd_addr(0)));
+	torus_stats_read(node->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_packets, 1ULL);
+}
+
+/* Packet sockets transmit whatever the carrier says: the cable must
+ * refuse.
+ */
+static void torus_fwd_cut_cable_carries_nothing(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct sk_buff *skb;
+	int err;
+
+	rtnl_lock();
+	err = torport_set_cable(fx->a_in, 0, -1, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_EXPECT_EQ(test, torus_fwd_start_xmit(test, skb), 0U);
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->a_in, TORUS_DROP_LINK_DOWN),
+			1ULL);
+}
+
+/* A frame the peer cannot take because it is down is link_down, not
+ * too_big.
+ */
+static void torus_fwd_peer_down_reason(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct sk_buff *skb;
+
+	rtnl_lock();
+	dev_close(fx->a_port);
+	rtnl_unlock();
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_EXPECT_EQ(test, torus_fwd_start_xmit(test, skb), 0U);
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->a_in, TORUS_DROP_LINK_DOWN),
+			1ULL);
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->a_in, TORUS_DROP_TOO_BIG),
+			0ULL);
+}
+
+static struct kunit_case torus_fwd_test_cases[] = {
+	KUNIT_CASE(torus_fwd_forwards),
+	KUNIT_CASE(torus_fwd_checksum_complete),
+	KUNIT_CASE(torus_fwd_vlan_dropped),
+	KUNIT_CASE(torus_fwd_other_host_dropped),
+	KUNIT_CASE(torus_fwd_spoofed_dropped),
+	KUNIT_CASE(torus_fwd_cut_cable_carries_nothing),
+	KUNIT_CASE(torus_fwd_peer_down_reason),
+	{}
+};
+
+static struct kunit_suite torus_fwd_test_suite = {
+	.name = "torus_fwd",
+	.init = torus_fwd_init,
+	.exit = torus_fwd_exit,
+	.test_cases = torus_fwd_test_cases,
+};
+
+kunit_test_suite(torus_fwd_test_suite);
