@@ -129,9 +129,9 @@ static netdev_features_t torus_node_fix_features(struct net_device *dev,
  */
 static void torus_node_sync_ports(struct torus_node *node)
 {
-	unsigned int mtu = UINT_MAX, tso_size = GSO_MAX_SIZE;
+	unsigned int mtu = UINT_MAX, tso_size = TSO_LEGACY_MAX_SIZE;
 	struct net_device *dev = node->dev;
-	u16 tso_segs = GSO_MAX_SEGS;
+	u16 tso_segs = TSO_MAX_SEGS;
 	struct torus_port *port;
 
 	if (dev->reg_state != NETREG_REGISTERED)

@@ -275,8 +275,9 @@ def check_other_host(rack):
                        ipv4_udp(addr4((0,)), addr4((2,))))
     d = stats_delta(rack, (1,), lambda: send_frames(rack, (0,), "px",
                                                     [good] * 3))
-    # (2) answers each with an ICMP error, which (1) forwards too
-    assert d["fwd_packets"] >= 3 and not d["drop"], \
+    # (2) answers each with an ICMP error, which (1) forwards too; the
+    # node's own IPv6 chatter may count bad_addr meanwhile
+    assert d["fwd_packets"] >= 3 and "other_host" not in d["drop"], \
         "broadcast frames not forwarded: %s" % d
 
 
