@@ -14,6 +14,7 @@
 #include <linux/rtnetlink.h>
 #include <net/checksum.h>
 #include <net/rtnetlink.h>
+#include <net/sch_generic.h>
 
 #include "torus_priv.h"
 
@@ -94,7 +95,7 @@ static int torus_fwd_setup(struct kunit *test, struct torus_fwd_fixture *fx)
 static int torus_fwd_init(struct kunit *test)
 {
 	struct torus_fwd_fixture *fx;
-	int err;
+	int err, i;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
 	if (!fx)
@@ -106,6 +107,12 @@ static int torus_fwd_init(struct kunit *test)
 	rtnl_unlock();
 	if (err)
 		return err;
+	/* the link watcher gives the cables their queues once the carrier
+	 * is on; until then everything sent is dropped
+	 */
+	for (i = 0; i < 500 && (qdisc_tx_is_noop(fx->a_in) ||
+				qdisc_tx_is_noop(fx->b_port)); i++)
+		usleep_range(1000, 2000);
 	fx->capture.type = htons(ETH_P_TORUS);
 	fx->capture.dev = fx->b_out;
 	fx->capture.func = torus_fwd_capture;
