@@ -165,7 +165,7 @@ def gso_case(name, kind, feats):
     return check
 
 
-@case("node_mtu_follows_ports")
+@case("node_mtu_and_features_follow_ports")
 def check_mtu():
     pair_build("veth")
     try:
@@ -183,6 +183,18 @@ def check_mtu():
             a, "tor0")
         res = ip("-n", a, "link", "set", "tor0", "mtu", "1369", check=False)
         assert res.returncode != 0, "tor0 MTU above its port's accepted"
+
+        def feature(name):
+            out = run(["ip", "netns", "exec", a, "ethtool", "-k",
+                       "tor0"]).stdout
+            return next(l.split(":")[1].split()[0] for l in out.splitlines()
+                        if l.startswith(name + ":"))
+        assert feature("tx-checksumming") == "on"
+        ethtool_k(a, "pa", "tx", "off")
+        assert feature("tx-checksumming") == "off", \
+            "tor0 checksums what its port cannot"
+        ethtool_k(a, "pa", "tx", "on")
+        assert feature("tx-checksumming") == "on"
     finally:
         pair_destroy()
 
