@@ -24,7 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vmtest import case, results, skip  # noqa: E402
 import torus_lab  # noqa: E402
-from torus_lab import Rack, addr4, addr6, run  # noqa: E402
+from torus_lab import Rack, addr4, addr6, loads_strict, run  # noqa: E402
 
 ETH_P_TORUS = 0x88B5
 TORUS_T_DATA = 1
@@ -72,7 +72,7 @@ def pair_build(kind):
 
 
 def node_json(ns):
-    return json.loads(torus(ns, "-j", "-s", "node", "show").stdout)[0]
+    return loads_strict(torus(ns, "-j", "-s", "node", "show").stdout)[0]
 
 
 def port_tx_dropped(ns, dev):
@@ -396,7 +396,7 @@ def check_ip_details(rack):
     info = linkinfo(rack, (1,), "tor0")
     assert IFLA_INFO_DATA in info, "no IFLA_INFO_DATA on the node"
     data = nl_attrs(info[IFLA_INFO_DATA])
-    assert struct.unpack("Q", data[1])[0] == node["id"], data
+    assert struct.unpack("Q", data[1])[0] == int(node["id"]), data
     assert data[2][0] == 3, "state %d, want placed (3)" % data[2][0]
     assert axes(data[4]) == [1], axes(data[4])
     assert axes(data[5]) == [3], axes(data[5])
