@@ -144,7 +144,7 @@ def gso_case(name, kind, feats):
             for ns, port in zip(PAIR, ("pa", "pb")):
                 if feats:
                     ethtool_k(ns, port, *feats)
-            nbytes = 8 << 20
+            nbytes = 4 << 20
             n, same, secs = tcp_transfer(PAIR[0], PAIR[1], addr4((1,)),
                                          nbytes)
             drops = [node_json(ns)["stats"]["drop"] for ns in PAIR]
