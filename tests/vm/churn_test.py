@@ -34,12 +34,12 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import REPO, case, results, skip  # noqa: E402
+from vmtest import REPO, TORUS_KO, case, results, skip  # noqa: E402
 import rellib  # noqa: E402
 import torus_lab as tl  # noqa: E402
 
 RUNS = "/run/torus-rel"
-KO = os.path.join(REPO, "kernel", "torus.ko")
+KO = TORUS_KO
 HUB = "chub"
 BATCH = 10              # namespaces created and deleted per round
 # unreclaimable slab growth that counts as a leak: at least 1 MiB of

@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import REPO, case, results, skip  # noqa: E402
+from vmtest import REPO, TORUS_KO, case, results, skip  # noqa: E402
 import torus_lab as tl  # noqa: E402
 
 LOGS = os.path.join(REPO, "build", "vm", "lab")
@@ -65,7 +65,7 @@ def save_logs(name, run_dir):
 
 def ensure_module():
     if subprocess.run("lsmod | grep -q '^torus '", shell=True).returncode:
-        tl.run(["insmod", os.path.join(REPO, "kernel", "torus.ko")])
+        tl.run(["insmod", TORUS_KO])
 
 
 # ---- without the daemon: the wiring the truth file describes ----

@@ -16,7 +16,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import REPO, case, results  # noqa: E402
+from vmtest import REPO, TORUS_KO, case, results  # noqa: E402
 import torus_lab  # noqa: E402
 from torus_lab import Rack, dor_path, addr, port_name  # noqa: E402
 
@@ -422,7 +422,7 @@ def check_lifecycle(rack):
     left = torus_lab.run(["ip", "-n", small.ns(a), "-o", "link"]).stdout
     assert "tor" not in left and "px" not in left, left
     small.destroy()
-    torus_lab.run(["insmod", os.path.join(REPO, "kernel", "torus.ko")])
+    torus_lab.run(["insmod", TORUS_KO])
 
 
 @case("teardown_clean")

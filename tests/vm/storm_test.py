@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import REPO, case, results, skip  # noqa: E402
+from vmtest import REPO, TORUS_KO, case, results, skip  # noqa: E402
 import rellib  # noqa: E402
 import torus_lab as tl  # noqa: E402
 
@@ -40,7 +40,7 @@ IPERF_RATE = "20M"      # per stream: leaves CPU for the rest under TCG
 
 def ensure_module():
     if rellib.module_refcnt() is None:
-        tl.run(["insmod", os.path.join(REPO, "kernel", "torus.ko")])
+        tl.run(["insmod", TORUS_KO])
 
 
 def drop_counts(lab):

@@ -11,6 +11,10 @@ import traceback
 REPO = os.path.realpath(os.path.join(os.path.dirname(
     os.path.abspath(__file__)), "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
+# the module the VM was given (tests/vm/run --module), for scenarios that
+# rmmod it and load it again
+TORUS_KO = os.environ.get("TORUS_KO") or os.path.join(REPO, "kernel",
+                                                      "torus.ko")
 
 results = {"pass": 0, "fail": 0, "skip": 0}
 
