@@ -22,7 +22,6 @@ part; the kernel log must stay clean.
 
 import argparse
 import ctypes
-import json
 import os
 import random
 import signal
@@ -407,22 +406,7 @@ def main(argv):
     else:
         skip("churn_daemon_kills", "torusd not built (make tools)")
 
-    @case("churn_kernel_log_clean")
-    def klog():
-        bad = rellib.dmesg_problems(mark)
-        leaks = rellib.kmemleak_scan()
-        fig["kmemleak"] = leaks
-        assert not bad, "kernel log: %s" % bad[:3]
-        assert not leaks, "kmemleak: %d unreferenced objects" % leaks
-        return "kmemleak %s" % ("not in this kernel" if leaks is None
-                                else "clean")
-    klog()
-
-    fig["pass"], fig["fail"] = results["pass"], results["fail"]
-    print("# churn figures: " + json.dumps(fig, sort_keys=True,
-                                          allow_nan=False), flush=True)
-    rellib.write_figures(args.json, fig)
-    return 0 if results["fail"] == 0 else 1
+    return rellib.finish("churn", mark, fig, args.json)
 
 
 if __name__ == "__main__":

@@ -267,3 +267,27 @@ def write_figures(path, figures):
         json.dump(figures, f, indent=1, sort_keys=True, allow_nan=False)
         f.write("\n")
     os.replace(path + ".tmp", path)
+
+
+def finish(name, mark, fig, path):
+    """The common end of a reliability scenario: the kernel log (and
+    kmemleak, where the kernel has it) since MARK must be clean; then the
+    figures FIG are printed and written to PATH. Returns the exit status."""
+    from vmtest import case, results
+
+    @case("%s_kernel_log_clean" % name)
+    def klog():
+        bad = dmesg_problems(mark)
+        leaks = kmemleak_scan()
+        fig["kmemleak"] = leaks
+        assert not bad, "kernel log: %s" % bad[:3]
+        assert not leaks, "kmemleak: %d unreferenced objects" % leaks
+        return "kmemleak %s" % ("not in this kernel" if leaks is None
+                                else "clean")
+    klog()
+
+    fig["pass"], fig["fail"] = results["pass"], results["fail"]
+    print("# %s figures: " % name + json.dumps(fig, sort_keys=True,
+                                               allow_nan=False), flush=True)
+    write_figures(path, fig)
+    return 0 if results["fail"] == 0 else 1

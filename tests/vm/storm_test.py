@@ -398,22 +398,7 @@ def main(argv):
             d["sunreclaim_kb_delta"]
     freed()
 
-    @case("storm_kernel_log_clean")
-    def klog():
-        bad = rellib.dmesg_problems(mark)
-        leaks = rellib.kmemleak_scan()
-        fig["kmemleak"] = leaks
-        assert not bad, "kernel log: %s" % bad[:3]
-        assert not leaks, "kmemleak: %d unreferenced objects" % leaks
-        return "kmemleak %s" % ("not in this kernel" if leaks is None
-                                else "clean")
-    klog()
-
-    fig["pass"], fig["fail"] = results["pass"], results["fail"]
-    print("# storm figures: " + json.dumps(fig, sort_keys=True,
-                                          allow_nan=False), flush=True)
-    rellib.write_figures(args.json, fig)
-    return 0 if results["fail"] == 0 else 1
+    return rellib.finish("storm", mark, fig, args.json)
 
 
 if __name__ == "__main__":
