@@ -30,7 +30,22 @@ static const char *const tc_reasons[] = {
 	[R_BAD_CONFIG] = "bad configuration",
 	[R_FRAGMENT] = "cut off: the frame is smaller than my block",
 	[R_ISLAND] = "cut off: a larger frame next door cannot be joined",
+	[R_UNDECIDED] = "extent undecided",
+	[R_CONTRADICTION] = "neighbors disagree on my coordinates",
 };
+
+/* no open end seen yet on an axis */
+static void tc_open_reset(struct tc_node *n)
+{
+	unsigned int k;
+
+	for (k = 0; k < TC_MAX_AXES; k++) {
+		n->omin[k] = INT16_MAX;
+		n->omax[k] = INT16_MIN;
+		n->clmin[k] = INT16_MAX;
+		n->clmax[k] = INT16_MIN;
+	}
+}
 
 static size_t tc_align(size_t n)
 {
@@ -131,6 +146,7 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 	memset(n->R, TC_NONE, sizeof(n->R));
 	for (axis = 0; axis < cfg->ndims; axis++)
 		n->R[axis] = TORUS_DIR(axis, 0);
+	tc_open_reset(n);
 	n->flags = TN_DIRTY | TN_CHANGED;
 	n->generation = 1;
 	return 0;
@@ -169,6 +185,7 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 	}
 	n->leader = v->leader;
 	memcpy(n->R, R, sizeof(n->R));
+	tc_open_reset(n);	/* the kernel's placement was decided */
 	for (k = 0; k < n->cfg.ndims; k++) {
 		n->coord[k] = v->coord[k];
 		n->gcd[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;
@@ -217,22 +234,31 @@ static uint16_t tc_gcd(uint16_t a, uint16_t b)
 }
 
 /* Fold extent knowledge of the same frame into ours. */
-static void tc_merge_extent(struct tc_node *n, const uint16_t *gcd,
-			    const int16_t *cmin, const int16_t *cmax)
+static void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 {
 	unsigned int k;
 
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], gcd[k]);
+		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
 
-		if (g != n->gcd[k] || cmin[k] < n->cmin[k] ||
-		    cmax[k] > n->cmax[k])
+		if (g != n->gcd[k] || nb->cmin[k] < n->cmin[k] ||
+		    nb->cmax[k] > n->cmax[k] || nb->omin[k] < n->omin[k] ||
+		    nb->omax[k] > n->omax[k] || nb->clmin[k] < n->clmin[k] ||
+		    nb->clmax[k] > n->clmax[k])
 			tc_changed(n);
 		n->gcd[k] = g;
-		if (cmin[k] < n->cmin[k])
-			n->cmin[k] = cmin[k];
-		if (cmax[k] > n->cmax[k])
-			n->cmax[k] = cmax[k];
+		if (nb->cmin[k] < n->cmin[k])
+			n->cmin[k] = nb->cmin[k];
+		if (nb->cmax[k] > n->cmax[k])
+			n->cmax[k] = nb->cmax[k];
+		if (nb->omin[k] < n->omin[k])
+			n->omin[k] = nb->omin[k];
+		if (nb->omax[k] > n->omax[k])
+			n->omax[k] = nb->omax[k];
+		if (nb->clmin[k] < n->clmin[k])
+			n->clmin[k] = nb->clmin[k];
+		if (nb->clmax[k] > n->clmax[k])
+			n->clmax[k] = nb->clmax[k];
 	}
 }
 
@@ -255,6 +281,26 @@ static uint32_t tc_frame_size(uint8_t ndims, const uint16_t *gcd,
 			return UINT32_MAX;
 	}
 	return (uint32_t)size;
+}
+
+/* Keep a neighbor's extent record: a frame it leads us into starts from it. */
+static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
+			  const struct tw_msg *m)
+{
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++) {
+		nb->gcd[k] = m->gcd[k];
+		nb->cmin[k] = m->cmin[k];
+		nb->cmax[k] = m->cmax[k];
+		/* a sender that says nothing of open ends is open everywhere */
+		nb->omin[k] = m->has_open ? m->omin[k] : INT16_MIN;
+		nb->omax[k] = m->has_open ? m->omax[k] : INT16_MAX;
+		nb->clmin[k] = m->has_open ? m->clmin[k] : INT16_MAX;
+		nb->clmax[k] = m->has_open ? m->clmax[k] : INT16_MIN;
+	}
+	nb->fsize = tc_frame_size(n->cfg.ndims, m->gcd, m->cmin, m->cmax);
+	nb->flags |= NB_EXTENT;
 }
 
 int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
@@ -310,11 +356,11 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
 		nb->flags = (nb->flags & ~(NB_PLACED | NB_JOINED)) | NB_FRAME |
 			    placed;
+		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
-			nb->fsize = tc_frame_size(n->cfg.ndims, m.gcd, m.cmin,
-						  m.cmax);
+			tc_nbr_extent(n, nb, &m);
 			if (m.leader == n->leader)
-				tc_merge_extent(n, m.gcd, m.cmin, m.cmax);
+				tc_merge_extent(n, nb);
 		}
 	}
 	if (n->cfg.block_mode)
@@ -322,20 +368,39 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	return 0;
 }
 
-/* Does the frame of neighbor @nb rank above ours? */
-/* Frames rank by (placed, leader id): true if a's ranks above b's. */
-static bool tc_rank_above(bool a_placed, uint64_t a_leader, bool b_placed,
-			  uint64_t b_leader)
+/*
+ * Frames rank by (placed, size if placed, leader id): an unplaced frame
+ * never renumbers a placed one, and of two placed frames that meet the
+ * larger wins whatever the ids, so a small slab cabled onto a placed
+ * fabric joins it instead of taking it over.
+ */
+struct tc_rank {
+	bool placed;
+	uint32_t size;
+	uint64_t leader;
+};
+
+static bool tc_rank_above(const struct tc_rank *a, const struct tc_rank *b)
 {
-	if (a_placed != b_placed)
-		return a_placed;
-	return a_leader > b_leader;
+	if (a->placed != b->placed)
+		return a->placed;
+	if (a->placed && a->leader != b->leader && a->size != b->size)
+		return a->size > b->size;
+	return a->leader > b->leader;
 }
 
-static bool tc_ranks_above(const struct tc_node *n, const struct tc_nbr *nb)
+static void tc_nbr_rank(const struct tc_nbr *nb, struct tc_rank *r)
 {
-	return tc_rank_above(nb->flags & NB_PLACED, nb->leader,
-			     n->flags & TN_PLACED, n->leader);
+	r->placed = nb->flags & NB_PLACED;
+	r->size = nb->fsize;
+	r->leader = nb->leader;
+}
+
+static void tc_my_rank(const struct tc_node *n, struct tc_rank *r)
+{
+	r->placed = n->flags & TN_PLACED;
+	r->size = tc_frame_size(n->cfg.ndims, n->gcd, n->cmin, n->cmax);
+	r->leader = n->leader;
 }
 
 static bool tc_frame_complete(const struct tc_node *n, const uint8_t *R)
@@ -374,28 +439,118 @@ static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
 	return tc_frame_complete(n, R);
 }
 
-static void tc_follow(struct tc_node *n, uint8_t port)
+/* The map sends distinct axes to distinct global axes. */
+static bool tc_R_injective(const struct tc_node *n, const uint8_t *R)
 {
-	const struct tc_nbr *nb = &n->nbr[port];
-	int16_t coord[TC_MAX_AXES];
-	uint8_t R[TC_MAX_AXES];
-	unsigned int k;
+	unsigned int a, axes = 0;
 
-	memset(R, TC_NONE, sizeof(R));
-	if (!tc_frame_via(n, port, R, coord))
-		return;
-	if (nb->leader != n->leader) {
-		memset(n->gcd, 0, sizeof(n->gcd));
-		memcpy(n->cmin, coord, sizeof(n->cmin));
-		memcpy(n->cmax, coord, sizeof(n->cmax));
+	for (a = 0; a < n->cfg.ndims; a++) {
+		if (R[a] == TC_NONE)
+			continue;
+		if (axes & (1u << (R[a] >> 1)))
+			return false;
+		axes |= 1u << (R[a] >> 1);
 	}
-	if (nb->leader != n->leader || memcmp(R, n->R, n->cfg.ndims) ||
-	    memcmp(coord, n->coord, n->cfg.ndims * sizeof(int16_t)))
+	return true;
+}
+
+/*
+ * Our place in the frame of @leader, from every neighbor in it that
+ * knows the global direction of its cable to us.  Beyond the paper: the
+ * cable's own axis needs no square, so a node whose squares were lost
+ * to faults can still take its coordinates from its neighbors.  Returns
+ * how many neighbors vouch (0: none), -1 if they disagree.  @confirmed:
+ * two neighbors agree, or a square backs the cable, so a cable plugged
+ * into the wrong node cannot place us alone.
+ */
+static int tc_frame_union(const struct tc_node *n, uint64_t leader,
+			  uint8_t *R, int16_t *coord, bool *confirmed,
+			  int *src)
+{
+	unsigned int p, a, k;
+	int found = 0;
+
+	memset(R, TC_NONE, TC_MAX_AXES);
+	*confirmed = false;
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+		int16_t c[TC_MAX_AXES];
+		uint8_t g, img;
+
+		if (!nb->id || (nb->flags & NB_CONFLICT) ||
+		    !(nb->flags & NB_FRAME) || !(nb->flags & NB_EXTENT) ||
+		    nb->leader != leader ||
+		    nb->R[nb->peer_port >> 1] == TC_NONE)
+			continue;
+		g = tc_dir_apply(nb->R, nb->peer_port);
+		img = (uint8_t)(g ^ 1 ^ (p & 1));
+		if (R[p >> 1] != TC_NONE && R[p >> 1] != img)
+			return -1;
+		R[p >> 1] = img;
+		for (a = 0; a < n->cfg.ndims; a++) {
+			uint8_t d = nb->map[a], r;
+
+			if (a == (p >> 1) || d == TC_NONE ||
+			    nb->R[d >> 1] == TC_NONE)
+				continue;
+			r = tc_dir_apply(nb->R, d);
+			if (R[a] != TC_NONE && R[a] != r)
+				return -1;
+			R[a] = r;
+			*confirmed = true;
+		}
+		memcpy(c, nb->coord, sizeof(c));
+		tc_step(c, g);
+		for (k = 0; found && k < n->cfg.ndims; k++) {
+			int gap = c[k] - coord[k];
+
+			/* only a whole number of turns around a known ring */
+			if (gap && (!nb->gcd[k] || gap % nb->gcd[k]))
+				return -1;
+		}
+		if (!found++) {
+			memcpy(coord, c, sizeof(c));
+			*src = (int)p;
+		}
+	}
+	if (!tc_R_injective(n, R))
+		return -1;
+	if (found >= 2)
+		*confirmed = true;
+	return found;
+}
+
+/* Take the frame of the neighbor on @src with map @R and @coord. */
+static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
+		     const int16_t *coord)
+{
+	const struct tc_nbr *nb = &n->nbr[src];
+	unsigned int k, nd = n->cfg.ndims;
+
+	if (nb->leader != n->leader) {
+		/* its extent record is the frame's: start from it */
+		if (nb->flags & NB_EXTENT) {
+			memcpy(n->gcd, nb->gcd, sizeof(n->gcd));
+			memcpy(n->cmin, nb->cmin, sizeof(n->cmin));
+			memcpy(n->cmax, nb->cmax, sizeof(n->cmax));
+			memcpy(n->omin, nb->omin, sizeof(n->omin));
+			memcpy(n->omax, nb->omax, sizeof(n->omax));
+			memcpy(n->clmin, nb->clmin, sizeof(n->clmin));
+			memcpy(n->clmax, nb->clmax, sizeof(n->clmax));
+		} else {
+			memset(n->gcd, 0, sizeof(n->gcd));
+			memcpy(n->cmin, coord, sizeof(n->cmin));
+			memcpy(n->cmax, coord, sizeof(n->cmax));
+			tc_open_reset(n);
+		}
+	}
+	if (nb->leader != n->leader || memcmp(R, n->R, nd) ||
+	    memcmp(coord, n->coord, nd * sizeof(int16_t)))
 		tc_changed(n);
 	n->leader = nb->leader;
 	memcpy(n->R, R, sizeof(n->R));
-	memcpy(n->coord, coord, n->cfg.ndims * sizeof(int16_t));
-	for (k = 0; k < n->cfg.ndims; k++) {
+	memcpy(n->coord, coord, nd * sizeof(int16_t));
+	for (k = 0; k < nd; k++) {
 		if (coord[k] < n->cmin[k])
 			n->cmin[k] = coord[k];
 		if (coord[k] > n->cmax[k])
@@ -403,6 +558,16 @@ static void tc_follow(struct tc_node *n, uint8_t port)
 	}
 	if ((nb->flags & NB_PLACED) && !(n->flags & TN_PLACED))
 		n->flags |= TN_PLACED | TN_DIRTY;
+}
+
+static void tc_follow(struct tc_node *n, uint8_t port)
+{
+	int16_t coord[TC_MAX_AXES];
+	uint8_t R[TC_MAX_AXES];
+
+	memset(R, TC_NONE, sizeof(R));
+	if (tc_frame_via(n, port, R, coord))
+		tc_adopt(n, port, R, coord);
 }
 
 /*
@@ -445,35 +610,88 @@ static bool tc_usable(const struct tc_nbr *nb)
 	return nb->id && (nb->flags & want) == want;
 }
 
+/*
+ * Join a placed frame that ranks above ours through the neighbors that
+ * know their cable's direction in it, or fill axes of our own frame's
+ * map that a neighbor can vouch for.
+ */
+static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
+{
+	int16_t coord[TC_MAX_AXES], bcoord[TC_MAX_AXES];
+	uint8_t R[TC_MAX_AXES], bR[TC_MAX_AXES];
+	struct tc_rank best = { 0 }, r;
+	int p, src = -1, bsrc = -1;
+	unsigned int a;
+	bool confirmed;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		if (!nb->id || !(nb->flags & NB_PLACED) ||
+		    !(nb->flags & NB_FRAME))
+			continue;
+		tc_nbr_rank(nb, &r);
+		if (nb->leader != n->leader && !tc_rank_above(&r, mine))
+			continue;
+		if (bsrc >= 0 && !tc_rank_above(&r, &best))
+			continue;
+		if (tc_frame_union(n, nb->leader, R, coord, &confirmed,
+				   &src) <= 0 || !confirmed)
+			continue;
+		best = r;
+		bsrc = src;
+		memcpy(bR, R, sizeof(bR));
+		memcpy(bcoord, coord, sizeof(bcoord));
+	}
+	if (bsrc < 0)
+		return;
+	if (n->nbr[bsrc].leader != n->leader) {
+		tc_adopt(n, (uint8_t)bsrc, bR, bcoord);
+		return;
+	}
+	/* our own frame: only fill what we do not know */
+	for (a = 0; a < n->cfg.ndims; a++)
+		if (n->R[a] != TC_NONE && n->R[a] != bR[a])
+			return;
+	for (a = 0; a < n->cfg.ndims; a++)
+		if (n->R[a] == TC_NONE && bR[a] != TC_NONE) {
+			n->R[a] = bR[a];
+			tc_changed(n);
+		}
+}
+
 static void tc_elect(struct tc_node *n)
 {
+	struct tc_rank mine, best_rank = { 0 }, r;
 	int best = -1, p;
 	int16_t coord[TC_MAX_AXES];
 	uint8_t R[TC_MAX_AXES];
 
+	tc_my_rank(n, &mine);
 	for (p = 0; p < tc_nports(n); p++) {
 		const struct tc_nbr *nb = &n->nbr[p];
 
 		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord))
 			continue;
-		if (best < 0 ||
-		    tc_rank_above(nb->flags & NB_PLACED, nb->leader,
-				  n->nbr[best].flags & NB_PLACED,
-				  n->nbr[best].leader))
+		tc_nbr_rank(nb, &r);
+		if (best < 0 || tc_rank_above(&r, &best_rank)) {
 			best = p;
+			best_rank = r;
+		}
 	}
-	if (best < 0)
+	if (best >= 0 && n->nbr[best].leader != n->leader &&
+	    tc_rank_above(&best_rank, &mine)) {
+		tc_follow(n, best);
 		return;
-	if (tc_ranks_above(n, &n->nbr[best])) {
-		if (n->nbr[best].leader == n->leader)
+	}
+	if (best >= 0 && n->nbr[best].leader == n->leader) {
+		if (best_rank.placed && !(n->flags & TN_PLACED))
 			/* our frame got placed: keep our place in it */
 			n->flags |= TN_PLACED | TN_DIRTY;
-		else
-			tc_follow(n, best);
-	} else if (n->nbr[best].leader == n->leader &&
-		   !tc_frame_complete(n, n->R)) {
-		tc_follow(n, best);	/* a new port needs an orientation */
+		else if (!tc_frame_complete(n, n->R))
+			tc_follow(n, best);	/* a new port needs an orientation */
 	}
+	tc_join_placed(n, &mine);
 }
 
 static bool tc_in_frame(const struct tc_node *n)
@@ -529,6 +747,9 @@ static void tc_send_all(struct tc_node *n)
 	}
 	if (n->flags & TN_PLACED)
 		flags |= TW_FRAME_PLACED;
+	/* joined: in a frame with other nodes, one a neighbor may follow */
+	if (n->leader != n->cfg.id)
+		flags |= TW_FRAME_JOINED;
 	for (p = 0; p < tc_nports(n); p++)
 		if (n->nbr[p].id && (n->nbr[p].flags & NB_RESOLVED))
 			flags |= TW_FRAME_JOINED;
@@ -546,6 +767,8 @@ static void tc_send_all(struct tc_node *n)
 		tw_put_frame(&b, n->leader, flags, n->cfg.ndims, n->R,
 			     n->coord);
 		tw_put_extent(&b, n->cfg.ndims, n->gcd, n->cmin, n->cmax);
+		tw_put_open(&b, n->cfg.ndims, n->omin, n->omax, n->clmin,
+			    n->clmax);
 		if (n->cfg.block_mode)
 			tc_put_block_tlvs(n, &b, p);
 		if (b.overflow)
@@ -562,6 +785,53 @@ static void tc_send_all(struct tc_node *n)
 static int tc_extent(const struct tc_node *n, unsigned int k)
 {
 	return tc_axis_extent(n->gcd[k], n->cmin[k], n->cmax[k]);
+}
+
+/*
+ * Our ports mark the frame's line ends: with carrier, open (a node may
+ * be missing beyond), without, closed.  A port on an axis we cannot
+ * orient (no live neighbor on it) says nothing: we do not know its sign.
+ */
+static void tc_note_end(struct tc_node *n, uint8_t g, bool open)
+{
+	unsigned int k = g >> 1;
+	int16_t c = n->coord[k];
+	int16_t *lo = open ? n->omin : n->clmin, *hi = open ? n->omax : n->clmax;
+
+	if ((g & 1) && c < lo[k]) {
+		lo[k] = c;
+		tc_changed(n);
+	} else if (!(g & 1) && c > hi[k]) {
+		hi[k] = c;
+		tc_changed(n);
+	}
+}
+
+static void tc_note_ends(struct tc_node *n)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->R[p >> 1] != TC_NONE)
+			tc_note_end(n, tc_dir_apply(n->R, (uint8_t)p),
+				    n->up & (1u << p));
+}
+
+/*
+ * An extent is believed only when no missing node can contradict it: a
+ * ring's GCD of turns, or a line with a closed node and no open one at
+ * each end.  Returns the first axis that is undecided, or -1.
+ */
+static int tc_undecided_axis(const struct tc_node *n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++)
+		if (!n->gcd[k] &&
+		    (n->omin[k] <= n->cmin[k] || n->omax[k] >= n->cmax[k] ||
+		     n->clmin[k] > n->cmin[k] || n->clmax[k] < n->cmax[k]))
+			return (int)k;
+	return -1;
 }
 
 /*
@@ -657,6 +927,7 @@ void tc_tick(struct tc_node *n)
 			    n->nbr[p].leader == n->leader)
 				tc_check_extent(n, p);
 	}
+	tc_note_ends(n);
 
 	changed = n->flags & TN_CHANGED;
 	rx = n->flags & TN_RX;
@@ -674,6 +945,11 @@ void tc_tick(struct tc_node *n)
 			n->reason = R_FACE_FAILED;
 		else if (!tc_in_frame(n))
 			n->reason = R_UNRESOLVED;
+		else if (tc_undecided_axis(n) >= 0) {
+			n->reason = R_UNDECIDED;
+			n->reason_axis = (uint8_t)tc_undecided_axis(n);
+			if (getenv("TCDBG") && n->quiet == n->cfg.quiet_ticks) fprintf(stderr, "undecided %llx ax %d gcd %d c %d..%d o %d..%d cl %d..%d coord %d\n", (unsigned long long)n->cfg.id, n->reason_axis, n->gcd[n->reason_axis], n->cmin[n->reason_axis], n->cmax[n->reason_axis], n->omin[n->reason_axis], n->omax[n->reason_axis], n->clmin[n->reason_axis], n->clmax[n->reason_axis], n->coord[n->reason_axis]);
+		}
 		else if (n->cfg.block_mode && n->quiet >= n->cfg.quiet_ticks &&
 			 tc_smaller_than_block(n))
 			n->reason = R_FRAGMENT;
@@ -731,7 +1007,12 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		v->state = TC_DISCOVERING;
 		v->role = TC_ROLE_NONE;
 	}
-	if (v->state == TC_FAILED || v->state == TC_DISCOVERING)
+	if ((v->state == TC_FAILED || v->state == TC_DISCOVERING) &&
+	    n->reason == R_UNDECIDED)
+		snprintf(v->reason, sizeof(v->reason),
+			 "extent of axis %c undecided: no ring closed, an end open",
+			 TORUS_AXIS_NAMES[n->reason_axis]);
+	else if (v->state == TC_FAILED || v->state == TC_DISCOVERING)
 		snprintf(v->reason, sizeof(v->reason), "%s",
 			 tc_reasons[n->reason == R_NONE ? R_WAITING :
 							n->reason]);

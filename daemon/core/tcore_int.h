@@ -21,7 +21,8 @@
 #define NB_PLACED	0x04	/* ...and it is placed */
 #define NB_BLOCK	0x08	/* the neighbor told us its block */
 #define NB_CONFLICT	0x10	/* squares disagree: never resolved */
-#define NB_JOINED	0x20	/* it has a resolved cable of its own */
+#define NB_JOINED	0x20	/* it is in a frame with other nodes */
+#define NB_EXTENT	0x40	/* it told us its frame's extent record */
 
 /* what we know of the node across one port */
 struct tc_nbr {
@@ -36,6 +37,14 @@ struct tc_nbr {
 	uint8_t R[TC_MAX_AXES];		/* its frame map */
 	int16_t coord[TC_MAX_AXES];
 	uint8_t block_coord[TC_MAX_AXES];
+	/* its frame's extent record, as of its last message */
+	uint16_t gcd[TC_MAX_AXES];
+	int16_t cmin[TC_MAX_AXES];
+	int16_t cmax[TC_MAX_AXES];
+	int16_t omin[TC_MAX_AXES];
+	int16_t omax[TC_MAX_AXES];
+	int16_t clmin[TC_MAX_AXES];
+	int16_t clmax[TC_MAX_AXES];
 };
 
 /* block mode: one face of my block, named by its normal (local dir) */
@@ -76,6 +85,8 @@ enum tc_reason {
 	R_BAD_CONFIG,
 	R_FRAGMENT,
 	R_ISLAND,
+	R_UNDECIDED,
+	R_CONTRADICTION,
 };
 
 struct tc_node {
@@ -99,6 +110,18 @@ struct tc_node {
 	uint16_t gcd[TC_MAX_AXES];
 	int16_t cmin[TC_MAX_AXES];
 	int16_t cmax[TC_MAX_AXES];
+	/*
+	 * Ends of lines: the lowest coordinate of a frame node with carrier
+	 * on its "-" port, the highest with carrier on its "+" port (open:
+	 * a node may be missing beyond), and the same for nodes with no
+	 * carrier there (closed).  A line's span is believed when each end
+	 * has a closed node and no open one.
+	 */
+	int16_t omin[TC_MAX_AXES];
+	int16_t omax[TC_MAX_AXES];
+	int16_t clmin[TC_MAX_AXES];
+	int16_t clmax[TC_MAX_AXES];
+	uint8_t reason_axis;	/* the undecided axis, for the reason */
 	/* per port, indexed by label: 2 * ndims entries each */
 	struct tc_nbr *nbr;
 	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */

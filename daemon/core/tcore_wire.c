@@ -154,6 +154,24 @@ void tw_put_face(struct tw_buf *b, uint8_t ndims, const struct tw_face *f)
 	memcpy(v + 7 + ndims, f->b, ndims);
 }
 
+void tw_put_open(struct tw_buf *b, uint8_t ndims, const int16_t *omin,
+		 const int16_t *omax, const int16_t *clmin,
+		 const int16_t *clmax)
+{
+	uint8_t *v = tw_tlv(b, TW_OPEN, 1 + 8 * (size_t)ndims);
+	unsigned int i;
+
+	if (!v)
+		return;
+	v[0] = ndims;
+	for (i = 0; i < ndims; i++) {
+		put16(v + 1 + 8 * i, (uint16_t)omin[i]);
+		put16(v + 3 + 8 * i, (uint16_t)omax[i]);
+		put16(v + 5 + 8 * i, (uint16_t)clmin[i]);
+		put16(v + 7 + 8 * i, (uint16_t)clmax[i]);
+	}
+}
+
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 		   const struct tw_orient *o)
 {
@@ -185,7 +203,7 @@ static bool tw_dir_ok(uint8_t dir, uint8_t ndims)
 static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 			  uint8_t ndims, struct tw_msg *m)
 {
-	unsigned int i;
+	unsigned int i, axes = 0;
 
 	switch (type) {
 	case TW_ID:
@@ -195,7 +213,7 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 		m->has_id = m->id != 0;
 		return m->has_id;
 	case TW_PORT:
-		if (vlen != 1 || m->has_port || !tw_dir_ok(v[0], TC_MAX_AXES))
+		if (vlen != 1 || m->has_port || !tw_dir_ok(v[0], ndims))
 			return false;
 		m->port = v[0];
 		m->has_port = true;
@@ -207,7 +225,7 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 		for (i = 0; i < m->nnbrs; i++) {
 			m->nbr_label[i] = v[5 * i];
 			m->nbr_hash[i] = get32(v + 5 * i + 1);
-			if (!tw_dir_ok(m->nbr_label[i], TC_MAX_AXES))
+			if (!tw_dir_ok(m->nbr_label[i], ndims))
 				return false;
 		}
 		m->has_nbrs = true;
@@ -226,10 +244,15 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 		m->frame_flags = v[8];
 		for (i = 0; i < ndims; i++) {
 			m->R[i] = v[10 + i];
-			/* an axis the sender cannot orient is 0xff */
-			if (m->R[i] != 0xff && !tw_dir_ok(m->R[i], ndims))
-				return false;
 			m->coord[i] = (int16_t)get16(v + 10 + ndims + 2 * i);
+			/* an axis the sender cannot orient is 0xff */
+			if (m->R[i] == 0xff)
+				continue;
+			/* a signed permutation: two axes never share an image */
+			if (!tw_dir_ok(m->R[i], ndims) || 
+			    (axes & (1u << (m->R[i] >> 1))))
+				return false;
+			axes |= 1u << (m->R[i] >> 1);
 		}
 		m->has_frame = m->leader != 0;
 		return m->has_frame;
@@ -244,6 +267,17 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 				return false;
 		}
 		m->has_extent = true;
+		return true;
+	case TW_OPEN:
+		if (vlen != 1 + 8 * ndims || v[0] != ndims || m->has_open)
+			return false;
+		for (i = 0; i < ndims; i++) {
+			m->omin[i] = (int16_t)get16(v + 1 + 8 * i);
+			m->omax[i] = (int16_t)get16(v + 3 + 8 * i);
+			m->clmin[i] = (int16_t)get16(v + 5 + 8 * i);
+			m->clmax[i] = (int16_t)get16(v + 7 + 8 * i);
+		}
+		m->has_open = true;
 		return true;
 	case TW_FACE: {
 		struct tw_face *f;
@@ -300,7 +334,7 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 
 	/* only the presence flags and counts: arrays are read up to them */
 	m->has_id = m->has_port = m->has_nbrs = false;
-	m->has_block = m->has_frame = m->has_extent = false;
+	m->has_block = m->has_frame = m->has_extent = m->has_open = false;
 	m->nnbrs = m->nface = m->norient = 0;
 	if (!msg || len < 2 || msg[0] != TW_MAGIC || msg[1] != TW_VERSION ||
 	    !ndims || ndims > TC_MAX_AXES)

@@ -30,6 +30,8 @@ enum tw_type {
 	TW_FACE,	/* block face record, see struct tw_face */
 	TW_ORIENT,	/* u32 block, u8 normal, u8 n, u8 map[n] */
 	TW_FAIL,	/* u32 block, u8 normal: face orientation failed */
+	TW_OPEN,	/* u8 n, n x {s16 omin, omax, cmin, cmax}: open and
+			 * closed ends, see struct tc_node */
 };
 
 #define TW_FRAME_PLACED	0x01
@@ -56,6 +58,7 @@ struct tw_msg {
 	uint64_t id;
 	uint8_t port;
 	bool has_id, has_port, has_nbrs, has_block, has_frame, has_extent;
+	bool has_open;
 	uint8_t nnbrs;
 	uint8_t nbr_label[TC_MAX_PORTS];
 	uint32_t nbr_hash[TC_MAX_PORTS];
@@ -68,6 +71,10 @@ struct tw_msg {
 	uint16_t gcd[TC_MAX_AXES];
 	int16_t cmin[TC_MAX_AXES];
 	int16_t cmax[TC_MAX_AXES];
+	int16_t omin[TC_MAX_AXES];
+	int16_t omax[TC_MAX_AXES];
+	int16_t clmin[TC_MAX_AXES];
+	int16_t clmax[TC_MAX_AXES];
 	uint8_t nface;
 	struct tw_face face[TW_MAX_FACE];
 	uint8_t norient;
@@ -92,6 +99,9 @@ void tw_put_frame(struct tw_buf *b, uint64_t leader, uint8_t flags,
 		  uint8_t ndims, const uint8_t *R, const int16_t *coord);
 void tw_put_extent(struct tw_buf *b, uint8_t ndims, const uint16_t *gcd,
 		   const int16_t *cmin, const int16_t *cmax);
+void tw_put_open(struct tw_buf *b, uint8_t ndims, const int16_t *omin,
+		 const int16_t *omax, const int16_t *clmin,
+		 const int16_t *clmax);
 void tw_put_face(struct tw_buf *b, uint8_t ndims, const struct tw_face *f);
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 		   const struct tw_orient *o);
