@@ -611,6 +611,27 @@ static bool tc_usable(const struct tc_nbr *nb)
 }
 
 /*
+ * A cable whose gap between two nodes of our frame counts as turns
+ * around a ring: a resolved one, or one the squares could not resolve
+ * whose two ends agree on its global direction (a cable plugged into
+ * the wrong node rarely does, and then its other axes would disagree).
+ */
+static bool tc_turn_evidence(const struct tc_node *n, uint8_t p)
+{
+	const struct tc_nbr *nb = &n->nbr[p];
+
+	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader)
+		return false;
+	if (tc_usable(nb))
+		return true;
+	if ((nb->flags & NB_CONFLICT) || n->R[p >> 1] == TC_NONE ||
+	    nb->R[nb->peer_port >> 1] == TC_NONE)
+		return false;
+	return tc_dir_apply(n->R, p) ==
+	       (tc_dir_apply(nb->R, nb->peer_port) ^ 1);
+}
+
+/*
  * Join a placed frame that ranks above ours through the neighbors that
  * know their cable's direction in it, or fill axes of our own frame's
  * map that a neighbor can vouch for.
@@ -788,6 +809,21 @@ static int tc_extent(const struct tc_node *n, unsigned int k)
 }
 
 /*
+ * A node that cannot orient a live axis (its neighbors there are in a
+ * frame it cannot join) still has its coordinates: it places with that
+ * axis's ports unmapped, so nothing is forwarded through them.
+ */
+static bool tc_R_any(const struct tc_node *n)
+{
+	unsigned int a;
+
+	for (a = 0; a < n->cfg.ndims; a++)
+		if (n->R[a] != TC_NONE)
+			return true;
+	return false;
+}
+
+/*
  * Our ports mark the frame's line ends: with carrier, open (a node may
  * be missing beyond), without, closed.  A port on an axis we cannot
  * orient (no live neighbor on it) says nothing: we do not know its sign.
@@ -923,8 +959,7 @@ void tc_tick(struct tc_node *n)
 	if (n->flags & (TN_RX | TN_CHANGED)) {
 		tc_elect(n);
 		for (p = 0; p < tc_nports(n); p++)
-			if (tc_usable(&n->nbr[p]) &&
-			    n->nbr[p].leader == n->leader)
+			if (tc_turn_evidence(n, p))
 				tc_check_extent(n, p);
 	}
 	tc_note_ends(n);
@@ -955,9 +990,16 @@ void tc_tick(struct tc_node *n)
 			n->reason = R_FRAGMENT;
 		else if (n->quiet >= n->cfg.quiet_ticks && tc_island(n))
 			n->reason = R_ISLAND;
+		if (getenv("TCDBG") && n->quiet == n->cfg.quiet_ticks && n->reason == R_NONE && !tc_frame_complete(n, n->R)) {
+			unsigned int q;
+			fprintf(stderr, "incomplete %llx R", (unsigned long long)n->cfg.id);
+			for (q = 0; q < n->cfg.ndims; q++) fprintf(stderr, " %d", n->R[q]);
+			for (q = 0; q < tc_nports(n); q++) fprintf(stderr, " | p%u id %llx fl %x ld %d pl %d nbR %d,%d,%d map %d,%d,%d", q, (unsigned long long)n->nbr[q].id & 0xffff, n->nbr[q].flags, n->nbr[q].leader == n->leader, n->nbr[q].peer_port, n->nbr[q].R[0], n->nbr[q].R[1], n->nbr[q].R[2], n->nbr[q].map[0], n->nbr[q].map[1], n->nbr[q].map[2]);
+			fprintf(stderr, "\n");
+		}
 		/* a block whose faces are still being oriented waits */
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
-		    tc_frame_complete(n, n->R) &&
+		    tc_R_any(n) &&
 		    !(n->cfg.block_mode && tc_block_pending(n)))
 			n->flags |= TN_PLACED | TN_DIRTY;
 	}
