@@ -670,15 +670,25 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 		tc_adopt(n, (uint8_t)bsrc, bR, bcoord);
 		return;
 	}
-	/* our own frame: only fill what we do not know */
+	/*
+	 * Our own frame, placed: our placed neighbors vouch for our place
+	 * (we may have followed it before a new port left our cable
+	 * unresolved).  Where they disagree with us, they are right.
+	 */
 	for (a = 0; a < n->cfg.ndims; a++)
-		if (n->R[a] != TC_NONE && n->R[a] != bR[a])
+		if ((n->R[a] != TC_NONE && n->R[a] != bR[a]) ||
+		    (n->coord[a] != bcoord[a] &&
+		     (!n->gcd[a] || (n->coord[a] - bcoord[a]) % n->gcd[a]))) {
+			tc_adopt(n, (uint8_t)bsrc, bR, bcoord);
 			return;
+		}
 	for (a = 0; a < n->cfg.ndims; a++)
 		if (n->R[a] == TC_NONE && bR[a] != TC_NONE) {
 			n->R[a] = bR[a];
 			tc_changed(n);
 		}
+	if (!(n->flags & TN_PLACED))
+		n->flags |= TN_PLACED | TN_DIRTY;
 }
 
 static void tc_elect(struct tc_node *n)
@@ -983,20 +993,12 @@ void tc_tick(struct tc_node *n)
 		else if (tc_undecided_axis(n) >= 0) {
 			n->reason = R_UNDECIDED;
 			n->reason_axis = (uint8_t)tc_undecided_axis(n);
-			if (getenv("TCDBG") && n->quiet == n->cfg.quiet_ticks) fprintf(stderr, "undecided %llx ax %d gcd %d c %d..%d o %d..%d cl %d..%d coord %d\n", (unsigned long long)n->cfg.id, n->reason_axis, n->gcd[n->reason_axis], n->cmin[n->reason_axis], n->cmax[n->reason_axis], n->omin[n->reason_axis], n->omax[n->reason_axis], n->clmin[n->reason_axis], n->clmax[n->reason_axis], n->coord[n->reason_axis]);
 		}
 		else if (n->cfg.block_mode && n->quiet >= n->cfg.quiet_ticks &&
 			 tc_smaller_than_block(n))
 			n->reason = R_FRAGMENT;
 		else if (n->quiet >= n->cfg.quiet_ticks && tc_island(n))
 			n->reason = R_ISLAND;
-		if (getenv("TCDBG") && n->quiet == n->cfg.quiet_ticks && n->reason == R_NONE && !tc_frame_complete(n, n->R)) {
-			unsigned int q;
-			fprintf(stderr, "incomplete %llx R", (unsigned long long)n->cfg.id);
-			for (q = 0; q < n->cfg.ndims; q++) fprintf(stderr, " %d", n->R[q]);
-			for (q = 0; q < tc_nports(n); q++) fprintf(stderr, " | p%u id %llx fl %x ld %d pl %d nbR %d,%d,%d map %d,%d,%d", q, (unsigned long long)n->nbr[q].id & 0xffff, n->nbr[q].flags, n->nbr[q].leader == n->leader, n->nbr[q].peer_port, n->nbr[q].R[0], n->nbr[q].R[1], n->nbr[q].R[2], n->nbr[q].map[0], n->nbr[q].map[1], n->nbr[q].map[2]);
-			fprintf(stderr, "\n");
-		}
 		/* a block whose faces are still being oriented waits */
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
 		    tc_R_any(n) &&
