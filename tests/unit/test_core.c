@@ -13,7 +13,7 @@
 #include "tcore_wire.h"
 #include "unit.h"
 
-#define MAXN	512
+#define MAXN	1024
 
 struct msg {
 	int dst;
@@ -32,6 +32,7 @@ struct fab {
 	int peer[MAXN][TC_MAX_PORTS];	/* -1: no cable */
 	uint8_t peer_port[MAXN][TC_MAX_PORTS];
 	bool dead[MAXN];
+	bool dead_carrier;	/* a dead node's cables keep carrier */
 	bool cut[MAXN][TC_MAX_PORTS];
 	struct tc_node *node[MAXN];
 	uint64_t id[MAXN];
@@ -198,8 +199,8 @@ static void fab_setup(struct fab *f, uint16_t quiet)
 		f->node[u] = calloc(1, tc_node_size(&cfg));
 		tc_node_init(f->node[u], &cfg, &out);
 		for (p = 0; p < 2 * f->ndims; p++)
-			if (f->peer[u][p] >= 0 && !f->dead[f->peer[u][p]] &&
-			    !f->cut[u][p])
+			if (f->peer[u][p] >= 0 && !f->cut[u][p] &&
+			    (f->dead_carrier || !f->dead[f->peer[u][p]]))
 				tc_port_state(f->node[u], (uint8_t)p, true);
 	}
 	f->q[0] = calloc(f->nn * 2 * f->ndims + 1, sizeof(struct msg));
@@ -562,6 +563,90 @@ UNIT_TEST(core_flat_faults)
 	fab_free(&F);
 }
 
+/*
+ * Issue 6's failures: flat mode, every node in its own rotation, nodes
+ * dead (their cables keep carrier, as a powered node without torusd)
+ * and cables cut.  Before the extent and join rules, these shapes and
+ * seeds placed fragments in frames of their own, extents from a ring
+ * whose turn was never seen (11 on a ring of 9), and followers with the
+ * extents of their own first step (1x1x1).  Every placed node must fit
+ * one isometry of the truth; an unplaced one must say why.
+ */
+static int run_faulty(const char *dims, const char *wrap, uint64_t seed,
+		      double q, double cut, int *unplaced)
+{
+	int u, p, r;
+
+	rng_state = seed;
+	fab_init(&F, dims, wrap);
+	F.dead_carrier = true;
+	for (u = 0; u < F.nn; u++) {
+		rand_perm(F.S[u], F.ndims);
+		F.dead[u] = (double)(rnd() % 1000) < q * 1000;
+	}
+	fab_setup(&F, 0);
+	for (u = 0; u < F.nn; u++)
+		for (p = 0; p < 2 * F.ndims; p++) {
+			int v = F.peer[u][p];
+
+			if (v < u || (double)(rnd() % 1000) >= cut * 1000)
+				continue;
+			F.cut[u][p] = F.cut[v][F.peer_port[u][p]] = true;
+			tc_port_state(F.node[u], (uint8_t)p, false);
+			tc_port_state(F.node[v], F.peer_port[u][p], false);
+		}
+	fab_run(&F, 160);
+	r = fab_check(&F);
+	*unplaced = 0;
+	for (u = 0; u < F.nn; u++) {
+		struct tc_view v;
+
+		if (F.dead[u])
+			continue;
+		tc_view(F.node[u], &v);
+		if (v.state == TC_PLACED)
+			continue;
+		++*unplaced;
+		if (!v.reason[0])
+			r = -2;		/* unplaced without a reason */
+	}
+	if (r < 0)
+		fprintf(stderr, "    %s seed %llu: inconsistent (%d)\n", dims,
+			(unsigned long long)seed, r);
+	fab_free(&F);
+	return r;
+}
+
+UNIT_TEST(core_flat_faults_never_wrong)
+{
+	static const struct {
+		const char *dims, *wrap;
+		double q, cut;
+	} rows[] = {
+		{ "9x7x5", NULL, 0.15, 0.15 },
+		{ "12x10x6", "101", 0.10, 0.10 },
+		{ "8x8x8", NULL, 0.10, 0.10 },
+		{ "8x8x8", "000", 0.05, 0.05 },
+	};
+	int live_total = 0, unplaced_total = 0, unplaced;
+	unsigned int i;
+	uint64_t s;
+
+	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		for (s = 1; s <= 6; s++) {
+			int r = run_faulty(rows[i].dims, rows[i].wrap, s,
+					   rows[i].q, rows[i].cut, &unplaced);
+
+			UNIT_CHECK(r >= 0);
+			live_total += r + unplaced;
+			unplaced_total += unplaced;
+		}
+	fprintf(stderr, "    unplaced %d of %d live\n", unplaced_total,
+		live_total);
+	/* liveness: placed neighbors vouch for nodes whose squares died */
+	UNIT_CHECK(unplaced_total * 20 < live_total);
+}
+
 /* a 4x4x4 of nodes in random rotations, run to convergence */
 static void fab_rotated_converged(bool *unit_ok, uint64_t seed)
 {
@@ -785,6 +870,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_blocks_4x4x4_satisfying),
 	UNIT_CASE(core_blocks_faulty_faces),
 	UNIT_CASE(core_flat_faults),
+	UNIT_CASE(core_flat_faults_never_wrong),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
 	UNIT_CASE(core_restore_all_keeps_coords),
