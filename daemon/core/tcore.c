@@ -910,7 +910,7 @@ static uint8_t tc_ring2_flips(const struct tc_node *n, const uint8_t *coord)
 		const struct tc_nbr *nb = &n->nbr[p];
 		uint8_t g, gq;
 
-		if (!tc_usable(nb) || nb->leader != n->leader ||
+		if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
 		    n->R[p >> 1] == TC_NONE ||
 		    nb->R[nb->peer_port >> 1] == TC_NONE)
 			continue;

@@ -220,8 +220,15 @@ static void frame_axes(const struct sim_opts *o, struct frame *f)
 	for (fa = 0; fa < nd; fa++) {
 		uint8_t tp = f->tdir[2 * fa], tm = f->tdir[2 * fa + 1], t;
 
+		/*
+		 * On a ring of two no wiring tells "+" from "-": nodes may
+		 * map the frame's "+" to either true direction (checked per
+		 * cable in pass 2), so only the axis must agree.
+		 */
 		if (tp != TORUS_DIR_NONE && tm != TORUS_DIR_NONE &&
-		    tm != TORUS_DIR_OPPOSITE(tp))
+		    tm != TORUS_DIR_OPPOSITE(tp) &&
+		    !(tm == tp && o->dims[TORUS_DIR_AXIS(tp)] == 2 &&
+		      (o->wrap & (1u << TORUS_DIR_AXIS(tp)))))
 			f->bad = true;
 		t = tp != TORUS_DIR_NONE ? tp :
 		    tm != TORUS_DIR_NONE ? TORUS_DIR_OPPOSITE(tm) : TORUS_DIR_NONE;
