@@ -802,8 +802,10 @@ static void tc_send_all(struct tc_node *n)
 			    n->clmax);
 		if (n->cfg.block_mode)
 			tc_put_block_tlvs(n, &b, p);
-		if (b.overflow)
+		if (b.overflow) {
+			n->stats.oversize++;
 			continue;
+		}
 		n->stats.msgs_tx++;
 		n->stats.bytes_tx += b.len;
 		n->out.send(n->out.ctx, p, buf, b.len);

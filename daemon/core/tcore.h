@@ -121,6 +121,7 @@ struct tc_stats {
 	uint64_t bytes_rx;
 	uint64_t bad_rx;	/* malformed or unexpected messages dropped */
 	uint64_t queue_drops;	/* block face records not forwarded: queue full */
+	uint64_t oversize;	/* messages not sent: above TC_MSG_MAX */
 };
 
 struct tc_node;

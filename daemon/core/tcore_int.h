@@ -13,7 +13,7 @@
 #include "tcore_wire.h"
 
 #define TC_NONE		TORUS_DIR_NONE
-#define TC_QUEUE	7	/* block mode: face records awaiting forwarding */
+#define TC_QUEUE	32	/* block mode: face records awaiting forwarding */
 
 /* per-neighbor flags */
 #define NB_RESOLVED	0x01	/* the cable's axis map is complete */
@@ -30,7 +30,7 @@ struct tc_nbr {
 	uint64_t leader;
 	uint32_t block;
 	uint32_t fsize;		/* nodes its frame spans, by its extents */
-	uint16_t silent;	/* ticks since its last message */
+	uint32_t silent;	/* ticks since its last message */
 	uint8_t peer_port;	/* its label where the cable lands */
 	uint8_t flags;
 	uint8_t map[TC_MAX_AXES];	/* my local +axis -> its local dir */
