@@ -873,6 +873,42 @@ UNIT_TEST(core_wire_hostile)
 	free(F.q[1]);
 }
 
+/* the longest dead timer still fires (the silence counter was 16 bits) */
+UNIT_TEST(core_dead_timer_65535)
+{
+	struct tc_output out = { .ctx = &F, .send = send_cb };
+	struct tc_config cfg = { .id = 7, .ndims = 1, .ports = 0x3,
+				 .hello_ticks = 1000, .dead_ticks = 65535 };
+	uint8_t buf[TC_MSG_MAX];
+	struct tc_node *n;
+	struct tc_view v;
+	struct tw_buf b;
+	long t;
+
+	memset(&F, 0, sizeof(F));
+	F.q[0] = calloc(64, sizeof(struct msg));
+	F.q[1] = calloc(64, sizeof(struct msg));
+	F.peer[0][0] = F.peer[0][1] = -1;
+	n = calloc(1, tc_node_size(&cfg));
+	UNIT_CHECK(tc_node_init(n, &cfg, &out) == 0);
+	tc_port_state(n, 0, true);
+	tw_init(&b, buf, sizeof(buf));
+	tw_put_id(&b, 99);
+	tw_put_port(&b, 1);
+	UNIT_CHECK(tc_receive(n, 0, buf, b.len) == 0);
+	for (t = 0; t < 65535; t++)
+		tc_tick(n);
+	tc_view(n, &v);
+	UNIT_CHECK(strcmp(v.reason, "no live neighbor") != 0);
+	for (t = 0; t < 2; t++)
+		tc_tick(n);
+	tc_view(n, &v);
+	UNIT_CHECK(strcmp(v.reason, "no live neighbor") == 0);
+	free(n);
+	free(F.q[0]);
+	free(F.q[1]);
+}
+
 UNIT_TEST(core_memory_per_node)
 {
 	struct tc_config flat = { .id = 1, .ndims = 3, .ports = 0x3f };
@@ -900,6 +936,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_blocks_faulty_faces),
 	UNIT_CASE(core_flat_faults),
 	UNIT_CASE(core_flat_faults_never_wrong),
+	UNIT_CASE(core_dead_timer_65535),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
 	UNIT_CASE(core_restore_all_keeps_coords),
