@@ -924,6 +924,40 @@ static uint8_t tc_ring2_flips(const struct tc_node *n, const uint8_t *coord)
 	return flips;
 }
 
+/*
+ * The cable on @p contradicts our frame: its squares disagree, or the
+ * node across is in our frame but not where the port leads (a cable
+ * plugged into the wrong node).  A neighbor in another frame, or silent,
+ * cannot be checked.
+ */
+static bool tc_miswired(const struct tc_node *n, uint8_t p)
+{
+	const struct tc_nbr *nb = &n->nbr[p];
+	int16_t pred[TC_MAX_AXES];
+	unsigned int k;
+	uint8_t g;
+
+	if (nb->flags & NB_CONFLICT)
+		return true;
+	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
+	    nb->R[nb->peer_port >> 1] == TC_NONE)
+		return false;
+	g = tc_dir_apply(n->R, p);
+	/* on a ring of two both cables join the same pair: no sign */
+	if (n->gcd[g >> 1] != 2 &&
+	    g != (tc_dir_apply(nb->R, nb->peer_port) ^ 1))
+		return true;
+	memcpy(pred, n->coord, sizeof(pred));
+	tc_step(pred, g);
+	for (k = 0; k < n->cfg.ndims; k++) {
+		int gap = pred[k] - nb->coord[k];
+
+		if (gap && (!n->gcd[k] || gap % n->gcd[k]))
+			return true;
+	}
+	return false;
+}
+
 static uint32_t tc_view_sum(const struct tc_view *v)
 {
 	const uint8_t *p = (const uint8_t *)v;
@@ -1086,6 +1120,10 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 
 		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE)
 			continue;
+		if (tc_miswired(n, (uint8_t)p)) {
+			v->miswired |= 1u << p;
+			continue;
+		}
 		g = tc_dir_apply(n->R, p);
 		if (flips & (1u << (g >> 1)))
 			g ^= 1;

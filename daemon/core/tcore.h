@@ -97,6 +97,10 @@ struct tc_output {
  *	unmapped; valid from TC_ORIENTED on
  * @offset: displacement from the leader in its frame, before extents
  *	are known (Lemma 2 of the paper: final after distance-many rounds)
+ * @miswired: bit per local port label whose cable contradicts the frame
+ *	(squares disagree, or the node across is in our frame somewhere
+ *	else than that port leads): left out of @portmap, so traffic is
+ *	not forwarded through it
  * @generation: bumped whenever anything above changes
  */
 struct tc_view {
@@ -110,6 +114,7 @@ struct tc_view {
 	uint8_t wrap;
 	uint8_t portmap[TC_MAX_PORTS];
 	int16_t offset[TC_MAX_AXES];
+	uint16_t miswired;
 	uint32_t generation;
 };
 
