@@ -472,7 +472,10 @@ static int check(struct engine *e, struct sim_result *r)
 				for (j = 0; j < 2 * nd; j++)
 					if (pv.portmap[j] == (p & 15))
 						break;
-				if (pv.state == TC_PLACED && j != (i ^ 1))
+				/* a peer that does not use the cable cannot
+				 * disagree with us about its sign */
+				if (pv.state == TC_PLACED && j < 2 * nd &&
+				    j != (i ^ 1))
 					bad_p = true;
 				continue;
 			}
