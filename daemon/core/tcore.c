@@ -233,11 +233,61 @@ static uint16_t tc_gcd(uint16_t a, uint16_t b)
 	return a;
 }
 
-/* Fold extent knowledge of the same frame into ours. */
+/*
+ * A ring's extent @g on global axis @k is refuted when two different
+ * nodes we know sit a multiple of @g apart along it: ourselves, our
+ * neighbors on the axis and theirs straight on (from their neighbor
+ * tables).  Honest evidence is a multiple of the extent and is never
+ * refuted; a neighbor claiming a GCD of 1 to 4 where we see a longer
+ * ring is.
+ */
+static bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
+{
+	uint32_t at[5] = { 0 };		/* id hashes at -2..2 along k */
+	unsigned int p, i, j;
+
+	if (!g)
+		return false;
+	at[2] = tw_id_hash(n->cfg.id);
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+		uint8_t gd;
+		int s;
+
+		if (!nb->id || n->R[p >> 1] == TC_NONE)
+			continue;
+		gd = tc_dir_apply(n->R, (uint8_t)p);
+		if ((gd >> 1) != k)
+			continue;
+		s = (gd & 1) ? -1 : 1;
+		at[2 + s] = tw_id_hash(nb->id);
+		/* the port opposite its end of our cable goes straight on */
+		if (n->hop2 && tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1])
+			at[2 + 2 * s] = tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1];
+	}
+	for (i = 0; i < 5; i++)
+		for (j = i + 1; j < 5; j++)
+			if (at[i] && at[j] && at[i] != at[j] && !((j - i) % g))
+				return true;
+	return false;
+}
+
+/*
+ * Fold extent knowledge of the same frame into ours, unless what it
+ * would make of a ring is refuted by what we see ourselves.
+ */
 static void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 {
 	unsigned int k;
 
+	for (k = 0; k < n->cfg.ndims; k++) {
+		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
+
+		if (g != n->gcd[k] && tc_ring_refuted(n, k, g)) {
+			n->stats.refuted++;
+			return;
+		}
+	}
 	for (k = 0; k < n->cfg.ndims; k++) {
 		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
 
@@ -551,6 +601,11 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 	memcpy(n->R, R, sizeof(n->R));
 	memcpy(n->coord, coord, nd * sizeof(int16_t));
 	for (k = 0; k < nd; k++) {
+		/* a ring the frame claims that we can refute stays open */
+		if (tc_ring_refuted(n, k, n->gcd[k])) {
+			n->stats.refuted++;
+			n->gcd[k] = 0;
+		}
 		if (coord[k] < n->cmin[k])
 			n->cmin[k] = coord[k];
 		if (coord[k] > n->cmax[k])
@@ -592,6 +647,10 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 		if (!gap)
 			continue;
 		g = tc_gcd(n->gcd[k], (uint16_t)abs(gap));
+		if (g != n->gcd[k] && tc_ring_refuted(n, k, g)) {
+			n->stats.refuted++;
+			continue;
+		}
 		if (g != n->gcd[k]) {
 			n->gcd[k] = g;
 			tc_changed(n);

@@ -127,6 +127,7 @@ struct tc_stats {
 	uint64_t bad_rx;	/* malformed or unexpected messages dropped */
 	uint64_t queue_drops;	/* block face records not forwarded: queue full */
 	uint64_t oversize;	/* messages not sent: above TC_MSG_MAX */
+	uint64_t refuted;	/* ring extents claimed that we could refute */
 };
 
 struct tc_node;

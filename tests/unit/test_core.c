@@ -873,6 +873,70 @@ UNIT_TEST(core_wire_hostile)
 	free(F.q[1]);
 }
 
+/*
+ * A neighbor whose extent record claims a ring of 1 (issue 11: one such
+ * hello collapsed a 6x6x6 to 1x6x6 with 180 duplicates, forever): the
+ * claim is refuted by what the receiver sees of the ring and dropped.
+ */
+static void lie_about_gcd(struct msg *m, unsigned int axis, uint16_t gcd)
+{
+	struct tw_msg d;
+	struct tw_buf b;
+
+	if (tw_decode(m->data, m->len, 3, &d) || !d.has_extent)
+		return;
+	d.gcd[axis] = gcd;
+	tw_init(&b, m->data, sizeof(m->data));
+	tw_put_id(&b, d.id);
+	tw_put_port(&b, d.port);
+	if (d.has_nbrs)
+		tw_put_nbrs(&b, d.nnbrs, d.nbr_label, d.nbr_hash);
+	tw_put_frame(&b, d.leader, d.frame_flags, 3, d.R, d.coord);
+	tw_put_extent(&b, 3, d.gcd, d.cmin, d.cmax);
+	if (d.has_open)
+		tw_put_open(&b, 3, d.omin, d.omax, d.clmin, d.clmax);
+	m->len = (uint16_t)b.len;
+}
+
+UNIT_TEST(core_lying_gcd_refuted)
+{
+	int u, i, t, lies = 0;
+
+	rng_state = 77;
+	fab_init(&F, "6x6x6", NULL);
+	for (u = 0; u < F.nn; u++)
+		rand_perm(F.S[u], 3);
+	fab_setup(&F, 16);
+	for (u = 0; u < F.nn; u++)
+		tc_node_init(F.node[u], &(struct tc_config){
+			.id = F.id[u], .ndims = 3, .ports = 0x3f,
+			.hello_ticks = 20, .dead_ticks = 3000,
+			.quiet_ticks = 16 }, &(struct tc_output){
+			.ctx = &F, .send = send_cb });
+	for (u = 0; u < F.nn; u++)
+		for (i = 0; i < 6; i++)
+			tc_port_state(F.node[u], (uint8_t)i, true);
+	fab_run(&F, 120);
+	UNIT_CHECK(fab_check(&F) == 216);
+	/* every hello node 0 sends claims a ring of 1 on every axis */
+	for (t = 0; t < 200; t++) {
+		for (i = 0; i < F.nq[F.cur]; i++) {
+			struct msg *m = &F.q[F.cur][i];
+			int a;
+
+			if (F.peer[m->dst][m->port] != 0)
+				continue;
+			for (a = 0; a < 3; a++)
+				lie_about_gcd(m, (unsigned int)a, 1);
+			lies++;
+		}
+		fab_round(&F);
+	}
+	UNIT_CHECK(lies > 0);
+	UNIT_CHECK(fab_check(&F) == 216);
+	fab_free(&F);
+}
+
 /* the longest dead timer still fires (the silence counter was 16 bits) */
 UNIT_TEST(core_dead_timer_65535)
 {
@@ -937,6 +1001,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_flat_faults),
 	UNIT_CASE(core_flat_faults_never_wrong),
 	UNIT_CASE(core_dead_timer_65535),
+	UNIT_CASE(core_lying_gcd_refuted),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
 	UNIT_CASE(core_restore_all_keeps_coords),
