@@ -23,7 +23,7 @@
 
 TORUS_TEST_PREFIX=${TORUS_TEST_PREFIX:-vm}
 TORUS_FAILS=${TORUS_FAILS:-0}
-TORUS_DMESG_PATTERN='WARNING:|BUG:|Oops|KASAN|general protection|Call Trace:|unreferenced object|leak'
+TORUS_DMESG_PATTERN='WARNING:|BUG:|Oops|KASAN|general protection|Call Trace:|unreferenced object|suspected memory leak'
 
 pass() {
 	echo "PASS: $TORUS_TEST_PREFIX/$1"

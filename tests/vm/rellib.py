@@ -21,7 +21,7 @@ TORUS_A_PORT_IFINDEX, TORUS_A_CARRIER = 14, 15
 
 # what tests/vm/lib.sh and tests/vm/run --check-dmesg call a problem
 DMESG_BAD = ("WARNING:", "BUG:", "Oops", "KASAN", "Call Trace:",
-             "kmemleak", "unreferenced object",
+             "suspected memory leak", "unreferenced object",
              "unregister_netdevice: waiting")
 
 
