@@ -937,6 +937,94 @@ UNIT_TEST(core_lying_gcd_refuted)
 	fab_free(&F);
 }
 
+/*
+ * Issue 11: daemons start over 10x the quiet time in random order (the
+ * cables have carrier from the start: the kernel is up, the daemons are
+ * not).  At every tick every placed node fits the truth, and no placed
+ * node ever moves.  Before the extent rules, fragments placed in frames
+ * of their own and were renumbered when the rest came up.
+ */
+static int run_staggered(const char *dims, uint64_t seed, int spread,
+			 int *moved)
+{
+	static int start[MAXN];
+	static struct tc_view first[MAXN];
+	static bool placed[MAXN];
+	struct tc_output out = { .ctx = &F, .send = send_cb };
+	int u, p, t, bad = 0;
+
+	rng_state = seed;
+	fab_init(&F, dims, NULL);
+	for (u = 0; u < F.nn; u++) {
+		rand_perm(F.S[u], F.ndims);
+		F.dead[u] = true;	/* not started: silent, carrier up */
+		start[u] = (int)(rnd() % (uint64_t)spread);
+		placed[u] = false;
+	}
+	F.dead_carrier = true;
+	fab_setup(&F, 0);
+	for (u = 0; u < F.nn; u++) {
+		struct tc_config cfg = {
+			.id = F.id[u], .ndims = (uint8_t)F.ndims,
+			.ports = (uint16_t)((1u << (2 * F.ndims)) - 1),
+			.hello_ticks = 10, .dead_ticks = 40, .quiet_ticks = 30,
+		};
+
+		tc_node_init(F.node[u], &cfg, &out);
+		for (p = 0; p < 2 * F.ndims; p++)
+			if (F.peer[u][p] >= 0)
+				tc_port_state(F.node[u], (uint8_t)p, true);
+	}
+	*moved = 0;
+	for (t = 0; t < spread + 400; t++) {
+		for (u = 0; u < F.nn; u++)
+			if (start[u] == t)
+				F.dead[u] = false;
+		fab_round(&F);
+		if (fab_check(&F) < 0)
+			bad++;
+		for (u = 0; u < F.nn; u++) {
+			struct tc_view v;
+
+			if (F.dead[u])
+				continue;
+			tc_view(F.node[u], &v);
+			if (v.state != TC_PLACED)
+				continue;
+			if (!placed[u]) {
+				placed[u] = true;
+				first[u] = v;
+			} else if (v.leader != first[u].leader ||
+				   memcmp(v.coord, first[u].coord,
+					  sizeof(v.coord))) {
+				++*moved;
+				first[u] = v;
+			}
+		}
+	}
+	t = fab_check(&F);
+	if (bad || *moved || t != F.nn)
+		fprintf(stderr, "    %s seed %llu: %d ticks inconsistent, %d moves, %d of %d placed\n",
+			dims, (unsigned long long)seed, bad, *moved, t, F.nn);
+	fab_free(&F);
+	return bad ? -1 : t;
+}
+
+UNIT_TEST(core_staggered_starts)
+{
+	int moved;
+	uint64_t s;
+
+	for (s = 1; s <= 8; s++) {
+		UNIT_CHECK(run_staggered("4x4x4", s, 300, &moved) == 64);
+		UNIT_CHECK(moved == 0);
+	}
+	for (s = 1; s <= 3; s++) {
+		UNIT_CHECK(run_staggered("6x6x6", s, 300, &moved) == 216);
+		UNIT_CHECK(moved == 0);
+	}
+}
+
 /* the longest dead timer still fires (the silence counter was 16 bits) */
 UNIT_TEST(core_dead_timer_65535)
 {
@@ -1002,6 +1090,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_flat_faults_never_wrong),
 	UNIT_CASE(core_dead_timer_65535),
 	UNIT_CASE(core_lying_gcd_refuted),
+	UNIT_CASE(core_staggered_starts),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
 	UNIT_CASE(core_restore_all_keeps_coords),
