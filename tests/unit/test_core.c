@@ -33,6 +33,7 @@ struct fab {
 	uint8_t peer_port[MAXN][TC_MAX_PORTS];
 	bool dead[MAXN];
 	bool dead_carrier;	/* a dead node's cables keep carrier */
+	int loss_permille;	/* messages lost */
 	bool cut[MAXN][TC_MAX_PORTS];
 	struct tc_node *node[MAXN];
 	uint64_t id[MAXN];
@@ -113,6 +114,8 @@ static void send_cb(void *ctx, uint8_t port, const uint8_t *data, size_t len)
 	struct msg *m;
 
 	if (v < 0 || f->dead[v] || f->cut[u][port])
+		return;
+	if (f->loss_permille && (int)(rnd() % 1000) < f->loss_permille)
 		return;
 	m = &f->q[!f->cur][f->nq[!f->cur]++];
 	m->dst = v;
@@ -944,8 +947,10 @@ UNIT_TEST(core_lying_gcd_refuted)
  * node ever moves.  Before the extent rules, fragments placed in frames
  * of their own and were renumbered when the rest came up.
  */
+static int restarts_done;
+
 static int run_staggered(const char *dims, uint64_t seed, int spread,
-			 int *moved)
+			 int loss, int restarts, int *moved)
 {
 	static int start[MAXN];
 	static struct tc_view first[MAXN];
@@ -976,10 +981,36 @@ static int run_staggered(const char *dims, uint64_t seed, int spread,
 				tc_port_state(F.node[u], (uint8_t)p, true);
 	}
 	*moved = 0;
+	F.loss_permille = loss;
 	for (t = 0; t < spread + 400; t++) {
 		for (u = 0; u < F.nn; u++)
 			if (start[u] == t)
 				F.dead[u] = false;
+		/* a daemon restarted, resuming the kernel's placement or not */
+		if (restarts && t > spread / 2 && t < spread + 200 &&
+		    !(rnd() % (uint64_t)((spread + 200) / restarts))) {
+			struct tc_config cfg = {
+				.ndims = (uint8_t)F.ndims,
+				.ports = (uint16_t)((1u << (2 * F.ndims)) - 1),
+				.hello_ticks = 10, .dead_ticks = 40,
+				.quiet_ticks = 30,
+			};
+			struct tc_view v;
+
+			u = (int)(rnd() % (uint64_t)F.nn);
+			if (!F.dead[u]) {
+				tc_view(F.node[u], &v);
+				cfg.id = F.id[u];
+				tc_node_init(F.node[u], &cfg, &out);
+				restarts_done++;
+				if (v.state == TC_PLACED && (rnd() & 1))
+					tc_node_restore(F.node[u], &v);
+				for (p = 0; p < 2 * F.ndims; p++)
+					if (F.peer[u][p] >= 0)
+						tc_port_state(F.node[u],
+							      (uint8_t)p, true);
+			}
+		}
 		fab_round(&F);
 		if (fab_check(&F) < 0)
 			bad++;
@@ -1016,13 +1047,21 @@ UNIT_TEST(core_staggered_starts)
 	uint64_t s;
 
 	for (s = 1; s <= 8; s++) {
-		UNIT_CHECK(run_staggered("4x4x4", s, 300, &moved) == 64);
+		UNIT_CHECK(run_staggered("4x4x4", s, 300, 0, 0, &moved) == 64);
 		UNIT_CHECK(moved == 0);
 	}
 	for (s = 1; s <= 3; s++) {
-		UNIT_CHECK(run_staggered("6x6x6", s, 300, &moved) == 216);
+		UNIT_CHECK(run_staggered("6x6x6", s, 300, 0, 0, &moved) == 216);
 		UNIT_CHECK(moved == 0);
 	}
+	/* and 5% of the control messages lost, 10 daemons restarted */
+	restarts_done = 0;
+	for (s = 1; s <= 8; s++) {
+		UNIT_CHECK(run_staggered("4x4x4", s, 300, 50, 10, &moved) == 64);
+		UNIT_CHECK(moved == 0);
+	}
+	fprintf(stderr, "    %d daemons restarted\n", restarts_done);
+	UNIT_CHECK(restarts_done >= 40);
 }
 
 /* the longest dead timer still fires (the silence counter was 16 bits) */
