@@ -630,6 +630,7 @@ UNIT_TEST(core_flat_faults_never_wrong)
 		{ "12x10x6", "101", 0.10, 0.10 },
 		{ "8x8x8", NULL, 0.10, 0.10 },
 		{ "8x8x8", "000", 0.05, 0.05 },
+		{ "6x6x4x3x2", NULL, 0.15, 0.15 },	/* rings of two */
 	};
 	int live_total = 0, unplaced_total = 0, unplaced;
 	unsigned int i;
