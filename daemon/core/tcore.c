@@ -895,9 +895,12 @@ static bool tc_R_any(const struct tc_node *n)
 }
 
 /*
- * Our ports mark the frame's line ends: with carrier, open (a node may
- * be missing beyond), without, closed.  A port on an axis we cannot
- * orient (no live neighbor on it) says nothing: we do not know its sign.
+ * Our ports mark the frame's line ends: a port we have is open (with
+ * or without carrier: the node beyond may be dead, powered off, in
+ * another frame, or its cable cut, and any of them can come back), a
+ * port the board does not have is closed (nothing can ever be beyond).
+ * A port on an axis we cannot orient (no live neighbor on it) says
+ * nothing: we do not know its sign.
  */
 static void tc_note_end(struct tc_node *n, uint8_t g, bool open)
 {
@@ -921,7 +924,7 @@ static void tc_note_ends(struct tc_node *n)
 	for (p = 0; p < tc_nports(n); p++)
 		if (n->R[p >> 1] != TC_NONE)
 			tc_note_end(n, tc_dir_apply(n->R, (uint8_t)p),
-				    n->up & (1u << p));
+				    n->cfg.ports & (1u << p));
 }
 
 /*

@@ -265,7 +265,21 @@ void sim_node_config(const struct sim_world *w, uint32_t u,
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->id = w->ids[u];
 	cfg->ndims = o->ndims;
-	cfg->ports = (uint16_t)((1u << w->nports) - 1);
+	/* a port exists where the machine has a cable (cut or not): the
+	 * end of a mesh line has none */
+	sim_coords(w, u, c);
+	cfg->ports = 0;
+	for (i = 0; i < o->ndims; i++) {
+		const struct sim_rot *r = &w->rots[w->rot_of[u]];
+		bool ring = o->wrap & (1u << i);
+
+		if (o->dims[i] < 2)
+			continue;
+		if (ring || c[i] + 1u < o->dims[i])
+			cfg->ports |= (uint16_t)(1u << r->inv[TORUS_DIR(i, 0)]);
+		if (ring || c[i] > 0)
+			cfg->ports |= (uint16_t)(1u << r->inv[TORUS_DIR(i, 1)]);
+	}
 	cfg->hello_ticks = o->hello_ticks;
 	cfg->dead_ticks = o->dead_ticks;
 	cfg->quiet_ticks = o->quiet_ticks;
