@@ -353,6 +353,43 @@ static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 	nb->flags |= NB_EXTENT;
 }
 
+static bool tc_usable(const struct tc_nbr *nb);
+static int tc_undecided_axis(const struct tc_node *n);
+
+/*
+ * Placed by a placed neighbor's frame: only once our copy of its extent
+ * record decides every axis (a record lost on the way must not place us
+ * with the extents of our first step).
+ */
+static void tc_place_decided(struct tc_node *n)
+{
+	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0)
+		n->flags |= TN_PLACED | TN_DIRTY;
+}
+
+/*
+ * A neighbor whose claims about our frame we take: our cable to it is
+ * resolved, or at least one square backs it (its neighbor table fits
+ * ours: a node sending made-up tables never gets one) and both ends
+ * agree on the cable's direction.
+ */
+static bool tc_trusted(const struct tc_node *n, uint8_t p)
+{
+	const struct tc_nbr *nb = &n->nbr[p];
+	unsigned int a;
+
+	if (tc_usable(nb))
+		return true;
+	if ((nb->flags & NB_CONFLICT) || !(nb->flags & NB_FRAME) ||
+	    n->R[p >> 1] == TC_NONE || nb->R[nb->peer_port >> 1] == TC_NONE ||
+	    tc_dir_apply(n->R, p) != (tc_dir_apply(nb->R, nb->peer_port) ^ 1))
+		return false;
+	for (a = 0; a < n->cfg.ndims; a++)
+		if (a != (p >> 1u) && nb->map[a] != TC_NONE)
+			return true;
+	return false;
+}
+
 int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	       size_t len)
 {
@@ -409,7 +446,7 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
 			tc_nbr_extent(n, nb, &m);
-			if (m.leader == n->leader)
+			if (m.leader == n->leader && tc_trusted(n, port))
 				tc_merge_extent(n, nb);
 		}
 	}
@@ -611,8 +648,8 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		if (coord[k] > n->cmax[k])
 			n->cmax[k] = coord[k];
 	}
-	if ((nb->flags & NB_PLACED) && !(n->flags & TN_PLACED))
-		n->flags |= TN_PLACED | TN_DIRTY;
+	if (nb->flags & NB_PLACED)
+		tc_place_decided(n);
 }
 
 static void tc_follow(struct tc_node *n, uint8_t port)
@@ -671,9 +708,8 @@ static bool tc_usable(const struct tc_nbr *nb)
 
 /*
  * A cable whose gap between two nodes of our frame counts as turns
- * around a ring: a resolved one, or one the squares could not resolve
- * whose two ends agree on its global direction (a cable plugged into
- * the wrong node rarely does, and then its other axes would disagree).
+ * around a ring: one to a neighbor we trust (resolved, or backed by a
+ * square with both ends agreeing on its direction).
  */
 static bool tc_turn_evidence(const struct tc_node *n, uint8_t p)
 {
@@ -681,13 +717,7 @@ static bool tc_turn_evidence(const struct tc_node *n, uint8_t p)
 
 	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader)
 		return false;
-	if (tc_usable(nb))
-		return true;
-	if ((nb->flags & NB_CONFLICT) || n->R[p >> 1] == TC_NONE ||
-	    nb->R[nb->peer_port >> 1] == TC_NONE)
-		return false;
-	return tc_dir_apply(n->R, p) ==
-	       (tc_dir_apply(nb->R, nb->peer_port) ^ 1);
+	return tc_trusted(n, p);
 }
 
 /*
@@ -746,8 +776,7 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 			n->R[a] = bR[a];
 			tc_changed(n);
 		}
-	if (!(n->flags & TN_PLACED))
-		n->flags |= TN_PLACED | TN_DIRTY;
+	tc_place_decided(n);
 }
 
 static void tc_elect(struct tc_node *n)
@@ -775,9 +804,9 @@ static void tc_elect(struct tc_node *n)
 		return;
 	}
 	if (best >= 0 && n->nbr[best].leader == n->leader) {
-		if (best_rank.placed && !(n->flags & TN_PLACED))
+		if (best_rank.placed)
 			/* our frame got placed: keep our place in it */
-			n->flags |= TN_PLACED | TN_DIRTY;
+			tc_place_decided(n);
 		else if (!tc_frame_complete(n, n->R))
 			tc_follow(n, best);	/* a new port needs an orientation */
 	}

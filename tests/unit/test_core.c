@@ -1035,8 +1035,16 @@ static int run_staggered(const char *dims, uint64_t seed, int spread,
 			}
 		}
 		fab_round(&F);
-		if (fab_check(&F) < 0)
-			bad++;
+		if (fab_check(&F) < 0) {
+			if (!bad++ && getenv("DBGSTAG"))
+				for (u = 0; u < F.nn; u++) {
+					struct tc_view v;
+
+					tc_view(F.node[u], &v);
+					if (v.state == TC_PLACED)
+						fprintf(stderr, "t %d u %d truth %d,%d,%d view %d,%d,%d dims %d,%d,%d ldr %llx\n", t, u, F.truth[u][0], F.truth[u][1], F.truth[u][2], v.coord[0], v.coord[1], v.coord[2], v.dims[0], v.dims[1], v.dims[2], (unsigned long long)v.leader & 0xffff);
+				}
+		}
 		for (u = 0; u < F.nn; u++) {
 			struct tc_view v;
 
