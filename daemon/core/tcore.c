@@ -588,10 +588,13 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		}
 		memcpy(c, nb->coord, sizeof(c));
 		tc_step(c, g);
+		/* they must agree on the frame's rings, and our place on
+		 * them up to whole turns (a made-up record rarely does) */
+		if (found && memcmp(nb->gcd, n->nbr[*src].gcd, sizeof(nb->gcd)))
+			return -1;
 		for (k = 0; found && k < n->cfg.ndims; k++) {
 			int gap = c[k] - coord[k];
 
-			/* only a whole number of turns around a known ring */
 			if (gap && (!nb->gcd[k] || gap % nb->gcd[k]))
 				return -1;
 		}
