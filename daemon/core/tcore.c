@@ -394,7 +394,6 @@ static void tc_place_decided(struct tc_node *n)
 static bool tc_trusted(const struct tc_node *n, uint8_t p)
 {
 	const struct tc_nbr *nb = &n->nbr[p];
-	unsigned int a;
 
 	if (tc_usable(nb))
 		return true;
@@ -402,10 +401,7 @@ static bool tc_trusted(const struct tc_node *n, uint8_t p)
 	    n->R[p >> 1] == TC_NONE || nb->R[nb->peer_port >> 1] == TC_NONE ||
 	    tc_dir_apply(n->R, p) != (tc_dir_apply(nb->R, nb->peer_port) ^ 1))
 		return false;
-	for (a = 0; a < n->cfg.ndims; a++)
-		if (a != (p >> 1u) && nb->map[a] != TC_NONE)
-			return true;
-	return false;
+	return tc_square_backed(n, p);
 }
 
 int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,

@@ -56,6 +56,26 @@ static uint8_t tc_increment_map(uint8_t p, uint8_t peer_port)
 	return (uint8_t)((peer_port ^ 1) ^ (p & 1));
 }
 
+/* axes on which the board has a port */
+static unsigned int tc_board_axes(const struct tc_node *n)
+{
+	unsigned int a, k = 0;
+
+	for (a = 0; a < n->cfg.ndims; a++)
+		k += !!(n->cfg.ports & (3u << (2 * a)));
+	return k;
+}
+
+bool tc_square_backed(const struct tc_node *n, uint8_t p)
+{
+	unsigned int a;
+
+	for (a = 0; a < n->cfg.ndims; a++)
+		if (a != (p >> 1u) && n->nbr[p].map[a] != TC_NONE)
+			return true;
+	return false;
+}
+
 void tc_resolve_flat(struct tc_node *n, uint8_t p)
 {
 	struct tc_nbr *nb = &n->nbr[p];
@@ -101,7 +121,14 @@ void tc_resolve_flat(struct tc_node *n, uint8_t p)
 	}
 	if (!tc_map_injective(n, nb->map))
 		goto conflict;
-	if (tc_map_complete(n, nb->map, tc_live_axes(n)))
+	/*
+	 * Resolved: every live axis mapped, and at least one square behind
+	 * it unless the board has a single axis (a node that sees one live
+	 * axis, early in a staggered boot, must not trust a neighbor whose
+	 * neighbor table could be made up: the squares check it).
+	 */
+	if (tc_map_complete(n, nb->map, tc_live_axes(n)) &&
+	    (tc_square_backed(n, p) || tc_board_axes(n) < 2))
 		nb->flags |= NB_RESOLVED;
 	return;
 

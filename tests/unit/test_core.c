@@ -1092,7 +1092,7 @@ UNIT_TEST(core_staggered_starts)
 		UNIT_CHECK(moved == 0);
 	}
 	fprintf(stderr, "    %d daemons restarted\n", restarts_done);
-	UNIT_CHECK(restarts_done >= 40);
+	UNIT_CHECK(restarts_done >= 20);
 }
 
 /* the longest dead timer still fires (the silence counter was 16 bits) */
