@@ -26,11 +26,19 @@
 #include "tcore_wire.h"
 
 #define CORE_AXES_MAX	4	/* enough for every code path, keeps it fast */
-#define CORE_MAX_TICKS	512	/* per input, so one input stays fast */
+#ifndef CORE_MAX_TICKS
+#define CORE_MAX_TICKS	128	/* per input, so one input stays fast */
+#endif
 #define CORE_MSG_MAX	1024
 
 static struct tc_config core_cfg;
 static uint8_t core_buf[CORE_MSG_MAX];
+
+/* the last message decoded per port: a node repeats itself every tick */
+static struct {
+	size_t len;
+	uint8_t msg[TC_MSG_MAX];
+} core_sent[TC_MAX_PORTS];
 
 static void core_send(void *ctx, uint8_t port, const uint8_t *msg,
 		      size_t len)
@@ -41,8 +49,13 @@ static void core_send(void *ctx, uint8_t port, const uint8_t *msg,
 	FZ_ASSERT(port < 2 * core_cfg.ndims);
 	FZ_ASSERT(core_cfg.ports & (1u << port));
 	FZ_ASSERT(len <= TC_MSG_MAX);
+	/* the decoder is deterministic: a repeat decodes as it did */
+	if (core_sent[port].len == len && !memcmp(core_sent[port].msg, msg, len))
+		return;
 	FZ_ASSERT(tw_decode(msg, len, core_cfg.ndims, &m) == 0);
 	FZ_ASSERT(m.id == core_cfg.id && m.port == port);
+	core_sent[port].len = len;
+	memcpy(core_sent[port].msg, msg, len);
 }
 
 static void core_read_config(struct fz *f, struct tc_config *cfg,
@@ -110,11 +123,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tc_output out = { .send = core_send };
 	struct fz f = { .p = data, .n = size };
-	unsigned int ticks = 0;
+	unsigned int ticks = 0, i;
 	struct tc_node *n;
 	bool restore;
 
 	core_read_config(&f, &core_cfg, &restore);
+	for (i = 0; i < TC_MAX_PORTS; i++)
+		core_sent[i].len = 0;
 	n = calloc(1, tc_node_size(&core_cfg));
 	if (!n)
 		return 0;
@@ -126,7 +141,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t op = fz_u8(&f), arg = op >> 2;
 		const uint8_t *p;
 		size_t len;
-		unsigned int i;
 
 		switch (op & 3) {
 		case 0:
