@@ -11,12 +11,14 @@
  *     u8 block id, per axis u8 block extent (1 + b mod 4), u8 block coord
  *   restore: u64 leader (8 x u8), per axis u8 coord, u8 extent - 1,
  *     u8 wrap, per global direction u8 port
- *   op u8, by op mod 4: 0 tick (1 + (op >> 2) ticks), 1 carrier of port
+ *   op u8, by op mod 4: 0 tick (1 + (op >> 2) mod 8 ticks, at most
+ *     CORE_MAX_TICKS per input), 1 carrier of port
  *     (op >> 2) mod 16 up or down (next u8 bit 0), 2 receive on port
  *     (op >> 2) mod 16 a message of u16 length (mod 1024) taken from the
  *     input, 3 read the view.
  * Beyond the sanitizers: every message the node sends goes out of a
- * port it has, fits TC_MSG_MAX and decodes; a placed view has its
+ * port it has, fits TC_MSG_MAX and decodes (a repeat of the last message
+ * decoded on that port is not decoded again); a placed view has its
  * coordinates inside its extents (or both 0 while not yet consistent).
  */
 #include <string.h>
@@ -26,9 +28,8 @@
 #include "tcore_wire.h"
 
 #define CORE_AXES_MAX	4	/* enough for every code path, keeps it fast */
-#ifndef CORE_MAX_TICKS
-#define CORE_MAX_TICKS	128	/* per input, so one input stays fast */
-#endif
+/* per input, so one input stays fast; the seeds are placed in 80 */
+#define CORE_MAX_TICKS	128
 #define CORE_MSG_MAX	1024
 
 static struct tc_config core_cfg;
