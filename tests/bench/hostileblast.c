@@ -265,7 +265,7 @@ static size_t hb_ip4(struct hb_gen *g, uint8_t *p, const uint8_t *src,
 	memset(p + 4, 0, 4);		/* id, fragment */
 	p[8] = 64;			/* TTL */
 	p[9] = 17;			/* UDP */
-	p[10] = p[11] = 0;
+	memset(p + 10, 0, 2);		/* checksum, below */
 	hb_addr4(src, p + 12);
 	hb_addr4(dst, p + 16);
 	if (!lie) {
@@ -281,7 +281,7 @@ static size_t hb_ip4(struct hb_gen *g, uint8_t *p, const uint8_t *src,
 	p[23] = 9;
 	p[24] = (uint8_t)(body >> 8);
 	p[25] = (uint8_t)body;
-	p[26] = p[27] = 0;
+	memset(p + 26, 0, 2);
 	hb_bytes(g, p + 28, body - 8);
 	return len;
 }
