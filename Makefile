@@ -100,7 +100,8 @@ reliability:
 		--append no_timer_check -- \
 		tests/vm/reliability.sh full build/reliability
 	tests/vm/run --check-dmesg --append no_timer_check -- \
-		python3 tests/vm/hostile_flood.py --duration $(RELIABILITY_SECS)
+		python3 tests/vm/hostile_flood.py --duration $(RELIABILITY_SECS) \
+		--json build/reliability/hostile.json
 
 # the simulator at Blue Gene/L scale (host only, no VM)
 bench-sim:

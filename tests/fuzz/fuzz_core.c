@@ -11,12 +11,14 @@
  *     u8 block id, per axis u8 block extent (1 + b mod 4), u8 block coord
  *   restore: u64 leader (8 x u8), per axis u8 coord, u8 extent - 1,
  *     u8 wrap, per global direction u8 port
- *   op u8, by op mod 4: 0 tick (1 + (op >> 2) ticks), 1 carrier of port
+ *   op u8, by op mod 4: 0 tick (1 + (op >> 2) mod 8 ticks, at most
+ *     CORE_MAX_TICKS per input), 1 carrier of port
  *     (op >> 2) mod 16 up or down (next u8 bit 0), 2 receive on port
  *     (op >> 2) mod 16 a message of u16 length (mod 1024) taken from the
  *     input, 3 read the view.
  * Beyond the sanitizers: every message the node sends goes out of a
- * port it has, fits TC_MSG_MAX and decodes; a placed view has its
+ * port it has, fits TC_MSG_MAX and decodes (a repeat of the last message
+ * decoded on that port is not decoded again); a placed view has its
  * coordinates inside its extents (or both 0 while not yet consistent).
  */
 #include <string.h>
@@ -26,11 +28,18 @@
 #include "tcore_wire.h"
 
 #define CORE_AXES_MAX	4	/* enough for every code path, keeps it fast */
-#define CORE_MAX_TICKS	512	/* per input, so one input stays fast */
+/* per input, so one input stays fast; the seeds are placed in 80 */
+#define CORE_MAX_TICKS	128
 #define CORE_MSG_MAX	1024
 
 static struct tc_config core_cfg;
 static uint8_t core_buf[CORE_MSG_MAX];
+
+/* the last message decoded per port: a node repeats itself every tick */
+static struct {
+	size_t len;
+	uint8_t msg[TC_MSG_MAX];
+} core_sent[TC_MAX_PORTS];
 
 static void core_send(void *ctx, uint8_t port, const uint8_t *msg,
 		      size_t len)
@@ -41,8 +50,13 @@ static void core_send(void *ctx, uint8_t port, const uint8_t *msg,
 	FZ_ASSERT(port < 2 * core_cfg.ndims);
 	FZ_ASSERT(core_cfg.ports & (1u << port));
 	FZ_ASSERT(len <= TC_MSG_MAX);
+	/* the decoder is deterministic: a repeat decodes as it did */
+	if (core_sent[port].len == len && !memcmp(core_sent[port].msg, msg, len))
+		return;
 	FZ_ASSERT(tw_decode(msg, len, core_cfg.ndims, &m) == 0);
 	FZ_ASSERT(m.id == core_cfg.id && m.port == port);
+	core_sent[port].len = len;
+	memcpy(core_sent[port].msg, msg, len);
 }
 
 static void core_read_config(struct fz *f, struct tc_config *cfg,
@@ -110,11 +124,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct tc_output out = { .send = core_send };
 	struct fz f = { .p = data, .n = size };
-	unsigned int ticks = 0;
+	unsigned int ticks = 0, i;
 	struct tc_node *n;
 	bool restore;
 
 	core_read_config(&f, &core_cfg, &restore);
+	for (i = 0; i < TC_MAX_PORTS; i++)
+		core_sent[i].len = 0;
 	n = calloc(1, tc_node_size(&core_cfg));
 	if (!n)
 		return 0;
@@ -126,7 +142,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		uint8_t op = fz_u8(&f), arg = op >> 2;
 		const uint8_t *p;
 		size_t len;
-		unsigned int i;
 
 		switch (op & 3) {
 		case 0:

@@ -152,6 +152,36 @@ UNIT_TEST(node_parse)
 					 (1u << TORUS_DROP_LOSS)));
 }
 
+/*
+ * found by tests/fuzz/fuzz_records: a message whose length is not a
+ * multiple of 4 ends its datagram; its last attribute reaches into the
+ * padding mnl_attr_parse() assumes, past the bytes received
+ */
+UNIT_TEST(node_parse_unpadded_end)
+{
+	struct nlmsghdr *nlh = msg_begin(TORUS_CMD_NODE_GET);
+	struct torus_node_rec r;
+	size_t len;
+	char *exact;
+
+	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, NO_SUCH_IFINDEX);
+	mnl_attr_put_strz(nlh, TORUS_A_IFNAME, "tor0123456");
+	/* the name's attribute claims 2 bytes more than the message has */
+	nlh->nlmsg_len -= 2;
+	len = nlh->nlmsg_len;
+	/* exactly the bytes received, so ASan sees a read past them */
+	exact = malloc(len);
+	UNIT_CHECK(exact);
+	if (!exact)
+		return;
+	memcpy(exact, nlh, len);
+	/* the message is taken, the attribute past its end is not */
+	UNIT_CHECK(node_rec_parse((struct nlmsghdr *)exact, &r) == 0);
+	UNIT_CHECK(r.ifindex == NO_SUCH_IFINDEX);
+	UNIT_STREQ(r.ifname, "");
+	free(exact);
+}
+
 UNIT_TEST(node_print_text)
 {
 	struct torus_node_rec r;
@@ -487,6 +517,7 @@ UNIT_TEST(route_get_local)
 
 static const struct unit_case cases[] = {
 	UNIT_CASE(node_parse),
+	UNIT_CASE(node_parse_unpadded_end),
 	UNIT_CASE(node_print_text),
 	UNIT_CASE(node_print_text_stats),
 	UNIT_CASE(node_print_json),

@@ -15,6 +15,7 @@ python3 tests/vm/discovery_test.py || status=1
 python3 tests/vm/control_test.py --routes 3000 || status=1
 # the short versions; make reliability floods for 60 s and runs the long
 # fault storm and churn
-python3 tests/vm/hostile_flood.py --duration 5 || status=1
+python3 tests/vm/hostile_flood.py --duration 5 \
+	--json build/vm/reliability/hostile.json || status=1
 tests/vm/reliability.sh quick build/vm/reliability || status=1
 exit $status

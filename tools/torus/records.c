@@ -36,7 +36,13 @@ static int parse_msg(const struct nlmsghdr *nlh, const struct nlattr **tb,
 
 	if (mnl_nlmsg_get_payload_len(nlh) < GENL_HDRLEN)
 		return -1;
-	return mnl_attr_parse(nlh, GENL_HDRLEN, tb_cb, &ctx) == MNL_CB_OK ?
+	/* up to nlmsg_len, not mnl_attr_parse()'s aligned end: the last
+	 * message of a datagram need not be padded
+	 */
+	return mnl_attr_parse_payload((const char *)mnl_nlmsg_get_payload(nlh) +
+				      GENL_HDRLEN,
+				      mnl_nlmsg_get_payload_len(nlh) -
+				      GENL_HDRLEN, tb_cb, &ctx) == MNL_CB_OK ?
 		0 : -1;
 }
 
