@@ -1257,6 +1257,15 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 			v->miswired |= 1u << p;
 			continue;
 		}
+		/*
+		 * Only a cable whose far end we know to be where it leads:
+		 * a node of our frame, heard since the cable came up (a
+		 * cable just plugged in may lead anywhere).
+		 */
+		if (!n->nbr[p].id || !(n->nbr[p].flags & NB_FRAME) ||
+		    n->nbr[p].leader != n->leader ||
+		    n->nbr[p].R[n->nbr[p].peer_port >> 1] == TC_NONE)
+			continue;
 		g = tc_dir_apply(n->R, p);
 		if (flips & (1u << (g >> 1)))
 			g ^= 1;
