@@ -416,6 +416,9 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	if (!tc_port_ok(n, port) || !(n->up & (1u << port)) ||
 	    tw_decode(msg, len, n->cfg.ndims, &m) || m.id == n->cfg.id) {
 		n->stats.bad_rx++;
+		/* what it said before is not taken while it talks garbage */
+		if (tc_port_ok(n, port))
+			n->nbr[port].held = 0;
 		return -EBADMSG;
 	}
 
@@ -1253,10 +1256,22 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 
 		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE)
 			continue;
+		/* a record that just changed is judged once it holds still */
+		if (!n->nbr[p].held)
+			continue;
 		if (tc_miswired(n, (uint8_t)p)) {
 			v->miswired |= 1u << p;
 			continue;
 		}
+		/*
+		 * Only a cable whose far end we know to be where it leads:
+		 * a node of our frame, heard since the cable came up (a
+		 * cable just plugged in may lead anywhere).
+		 */
+		if (!n->nbr[p].id || !(n->nbr[p].flags & NB_FRAME) ||
+		    n->nbr[p].leader != n->leader ||
+		    n->nbr[p].R[n->nbr[p].peer_port >> 1] == TC_NONE)
+			continue;
 		g = tc_dir_apply(n->R, p);
 		if (flips & (1u << (g >> 1)))
 			g ^= 1;
