@@ -416,9 +416,6 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	if (!tc_port_ok(n, port) || !(n->up & (1u << port)) ||
 	    tw_decode(msg, len, n->cfg.ndims, &m) || m.id == n->cfg.id) {
 		n->stats.bad_rx++;
-		/* what it said before is not taken while it talks garbage */
-		if (tc_port_ok(n, port))
-			n->nbr[port].held = 0;
 		return -EBADMSG;
 	}
 
