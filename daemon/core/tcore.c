@@ -1253,9 +1253,6 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 
 		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE)
 			continue;
-		/* a record that just changed is judged once it holds still */
-		if (!n->nbr[p].held)
-			continue;
 		if (tc_miswired(n, (uint8_t)p)) {
 			v->miswired |= 1u << p;
 			continue;
