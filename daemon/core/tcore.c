@@ -354,24 +354,6 @@ static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 }
 
 static bool tc_usable(const struct tc_nbr *nb);
-
-/* checksum of a message's extent record, to see it change */
-static uint32_t tc_ext_sum(const struct tw_msg *m, uint8_t ndims)
-{
-	uint32_t h = 2166136261u;
-	unsigned int k;
-
-	for (k = 0; k < ndims; k++) {
-		h = (h ^ m->gcd[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->cmin[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->cmax[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->omin[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->omax[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->clmin[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->clmax[k]) * 16777619u;
-	}
-	return h;
-}
 static int tc_undecided_axis(const struct tc_node *n);
 
 /*
@@ -450,10 +432,8 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if (!(nb->flags & NB_FRAME) || nb->leader != m.leader ||
 		    (nb->flags & (NB_PLACED | NB_JOINED)) != placed ||
 		    memcmp(nb->R, m.R, n->cfg.ndims) ||
-		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t))) {
+		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t)))
 			n->flags |= TN_RX;
-			nb->held = 0;
-		}
 		nb->leader = m.leader;
 		memcpy(nb->R, m.R, n->cfg.ndims);
 		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
@@ -461,12 +441,9 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 			    placed;
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
-			uint32_t sum = tc_ext_sum(&m, n->cfg.ndims);
-
-			if (sum != nb->ext_sum)
-				nb->held = 0;
-			nb->ext_sum = sum;
 			tc_nbr_extent(n, nb, &m);
+			if (m.leader == n->leader && tc_trusted(n, port))
+				tc_merge_extent(n, nb);
 		}
 	}
 	if (n->cfg.block_mode)
@@ -583,7 +560,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		int16_t c[TC_MAX_AXES];
 		uint8_t g, img;
 
-		if (!nb->id || (nb->flags & NB_CONFLICT) || !nb->held ||
+		if (!nb->id || (nb->flags & NB_CONFLICT) ||
 		    !(nb->flags & NB_FRAME) || !(nb->flags & NB_EXTENT) ||
 		    nb->leader != leader ||
 		    nb->R[nb->peer_port >> 1] == TC_NONE)
@@ -725,7 +702,7 @@ static bool tc_usable(const struct tc_nbr *nb)
 {
 	uint8_t want = NB_RESOLVED | NB_FRAME | NB_JOINED;
 
-	return nb->id && (nb->flags & want) == want && nb->held;
+	return nb->id && (nb->flags & want) == want;
 }
 
 /*
@@ -1114,18 +1091,6 @@ void tc_tick(struct tc_node *n)
 			n->flags |= TN_RX | TN_DIRTY;	/* we may have joined */
 	}
 
-	/*
-	 * A neighbor's records are used once they held still for a tick:
-	 * one that makes up new ones on every message is never followed.
-	 */
-	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
-
-		if (nb->id && nb->held && (nb->flags & NB_EXTENT) &&
-		    nb->leader == n->leader && tc_trusted(n, p))
-			tc_merge_extent(n, nb);
-	}
-
 	/* election and extent checks only look at what changed */
 	if (n->flags & (TN_RX | TN_CHANGED)) {
 		tc_elect(n);
@@ -1138,14 +1103,6 @@ void tc_tick(struct tc_node *n)
 	changed = n->flags & TN_CHANGED;
 	rx = n->flags & TN_RX;
 	n->flags &= ~(TN_CHANGED | TN_RX);
-	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
-
-		if (!nb->id || nb->held == UINT8_MAX)
-			continue;
-		if (!nb->held++)
-			n->flags |= TN_RX;	/* usable from the next tick */
-	}
 	if (changed)
 		n->quiet = 0;
 	else if (n->quiet < UINT16_MAX)

@@ -33,8 +33,6 @@ struct tc_nbr {
 	uint32_t silent;	/* ticks since its last message */
 	uint8_t peer_port;	/* its label where the cable lands */
 	uint8_t flags;
-	uint8_t held;		/* ticks its frame and extent records held still */
-	uint32_t ext_sum;	/* checksum of its last extent record */
 	uint8_t map[TC_MAX_AXES];	/* my local +axis -> its local dir */
 	uint8_t R[TC_MAX_AXES];		/* its frame map */
 	int16_t coord[TC_MAX_AXES];
