@@ -1048,6 +1048,28 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	return false;
 }
 
+/*
+ * A cable that contradicted our frame while both ends were placed stays
+ * out of the port map until it is unplugged or another node answers on
+ * it: a neighbor making up records must not flap our port map.
+ */
+static void tc_note_miswired(struct tc_node *n)
+{
+	unsigned int p;
+
+	if (!(n->flags & TN_PLACED))
+		return;
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tc_nbr *nb = &n->nbr[p];
+
+		if ((nb->flags & (NB_MISWIRED | NB_PLACED)) != NB_PLACED ||
+		    n->R[p >> 1] == TC_NONE || !tc_miswired(n, (uint8_t)p))
+			continue;
+		nb->flags |= NB_MISWIRED;
+		tc_changed(n);
+	}
+}
+
 static uint32_t tc_view_sum(const struct tc_view *v)
 {
 	const uint8_t *p = (const uint8_t *)v;
@@ -1099,6 +1121,7 @@ void tc_tick(struct tc_node *n)
 				tc_check_extent(n, p);
 	}
 	tc_note_ends(n);
+	tc_note_miswired(n);
 
 	changed = n->flags & TN_CHANGED;
 	rx = n->flags & TN_RX;
@@ -1210,7 +1233,8 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 
 		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE)
 			continue;
-		if (tc_miswired(n, (uint8_t)p)) {
+		if ((n->nbr[p].flags & NB_MISWIRED) ||
+		    tc_miswired(n, (uint8_t)p)) {
 			v->miswired |= 1u << p;
 			continue;
 		}

@@ -23,6 +23,7 @@
 #define NB_CONFLICT	0x10	/* squares disagree: never resolved */
 #define NB_JOINED	0x20	/* it is in a frame with other nodes */
 #define NB_EXTENT	0x40	/* it told us its frame's extent record */
+#define NB_MISWIRED	0x80	/* placed, it contradicted our placed frame */
 
 /* what we know of the node across one port */
 struct tc_nbr {
