@@ -354,24 +354,6 @@ static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 }
 
 static bool tc_usable(const struct tc_nbr *nb);
-
-/* checksum of a message's extent record, to see it change */
-static uint32_t tc_ext_sum(const struct tw_msg *m, uint8_t ndims)
-{
-	uint32_t h = 2166136261u;
-	unsigned int k;
-
-	for (k = 0; k < ndims; k++) {
-		h = (h ^ m->gcd[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->cmin[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->cmax[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->omin[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->omax[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->clmin[k]) * 16777619u;
-		h = (h ^ (uint16_t)m->clmax[k]) * 16777619u;
-	}
-	return h;
-}
 static int tc_undecided_axis(const struct tc_node *n);
 
 /*
@@ -416,9 +398,6 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	if (!tc_port_ok(n, port) || !(n->up & (1u << port)) ||
 	    tw_decode(msg, len, n->cfg.ndims, &m) || m.id == n->cfg.id) {
 		n->stats.bad_rx++;
-		/* what it said before is not taken while it talks garbage */
-		if (tc_port_ok(n, port))
-			n->nbr[port].held = 0;
 		return -EBADMSG;
 	}
 
@@ -453,10 +432,8 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if (!(nb->flags & NB_FRAME) || nb->leader != m.leader ||
 		    (nb->flags & (NB_PLACED | NB_JOINED)) != placed ||
 		    memcmp(nb->R, m.R, n->cfg.ndims) ||
-		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t))) {
+		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t)))
 			n->flags |= TN_RX;
-			nb->held = 0;
-		}
 		nb->leader = m.leader;
 		memcpy(nb->R, m.R, n->cfg.ndims);
 		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
@@ -464,12 +441,9 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 			    placed;
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
-			uint32_t sum = tc_ext_sum(&m, n->cfg.ndims);
-
-			if (sum != nb->ext_sum)
-				nb->held = 0;
-			nb->ext_sum = sum;
 			tc_nbr_extent(n, nb, &m);
+			if (m.leader == n->leader && tc_trusted(n, port))
+				tc_merge_extent(n, nb);
 		}
 	}
 	if (n->cfg.block_mode)
@@ -586,7 +560,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		int16_t c[TC_MAX_AXES];
 		uint8_t g, img;
 
-		if (!nb->id || (nb->flags & NB_CONFLICT) || !nb->held ||
+		if (!nb->id || (nb->flags & NB_CONFLICT) ||
 		    !(nb->flags & NB_FRAME) || !(nb->flags & NB_EXTENT) ||
 		    nb->leader != leader ||
 		    nb->R[nb->peer_port >> 1] == TC_NONE)
@@ -728,7 +702,7 @@ static bool tc_usable(const struct tc_nbr *nb)
 {
 	uint8_t want = NB_RESOLVED | NB_FRAME | NB_JOINED;
 
-	return nb->id && (nb->flags & want) == want && nb->held;
+	return nb->id && (nb->flags & want) == want;
 }
 
 /*
@@ -1074,6 +1048,28 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	return false;
 }
 
+/*
+ * A cable that contradicted our frame while both ends were placed stays
+ * out of the port map until it is unplugged or another node answers on
+ * it: a neighbor making up records must not flap our port map.
+ */
+static void tc_note_miswired(struct tc_node *n)
+{
+	unsigned int p;
+
+	if (!(n->flags & TN_PLACED))
+		return;
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tc_nbr *nb = &n->nbr[p];
+
+		if ((nb->flags & (NB_MISWIRED | NB_PLACED)) != NB_PLACED ||
+		    n->R[p >> 1] == TC_NONE || !tc_miswired(n, (uint8_t)p))
+			continue;
+		nb->flags |= NB_MISWIRED;
+		tc_changed(n);
+	}
+}
+
 static uint32_t tc_view_sum(const struct tc_view *v)
 {
 	const uint8_t *p = (const uint8_t *)v;
@@ -1117,18 +1113,6 @@ void tc_tick(struct tc_node *n)
 			n->flags |= TN_RX | TN_DIRTY;	/* we may have joined */
 	}
 
-	/*
-	 * A neighbor's records are used once they held still for a tick:
-	 * one that makes up new ones on every message is never followed.
-	 */
-	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
-
-		if (nb->id && nb->held && (nb->flags & NB_EXTENT) &&
-		    nb->leader == n->leader && tc_trusted(n, p))
-			tc_merge_extent(n, nb);
-	}
-
 	/* election and extent checks only look at what changed */
 	if (n->flags & (TN_RX | TN_CHANGED)) {
 		tc_elect(n);
@@ -1137,18 +1121,11 @@ void tc_tick(struct tc_node *n)
 				tc_check_extent(n, p);
 	}
 	tc_note_ends(n);
+	tc_note_miswired(n);
 
 	changed = n->flags & TN_CHANGED;
 	rx = n->flags & TN_RX;
 	n->flags &= ~(TN_CHANGED | TN_RX);
-	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
-
-		if (!nb->id || nb->held == UINT8_MAX)
-			continue;
-		if (!nb->held++)
-			n->flags |= TN_RX;	/* usable from the next tick */
-	}
 	if (changed)
 		n->quiet = 0;
 	else if (n->quiet < UINT16_MAX)
@@ -1256,10 +1233,8 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 
 		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE)
 			continue;
-		/* a record that just changed is judged once it holds still */
-		if (!n->nbr[p].held)
-			continue;
-		if (tc_miswired(n, (uint8_t)p)) {
+		if ((n->nbr[p].flags & NB_MISWIRED) ||
+		    tc_miswired(n, (uint8_t)p)) {
 			v->miswired |= 1u << p;
 			continue;
 		}

@@ -23,6 +23,7 @@
 #define NB_CONFLICT	0x10	/* squares disagree: never resolved */
 #define NB_JOINED	0x20	/* it is in a frame with other nodes */
 #define NB_EXTENT	0x40	/* it told us its frame's extent record */
+#define NB_MISWIRED	0x80	/* placed, it contradicted our placed frame */
 
 /* what we know of the node across one port */
 struct tc_nbr {
@@ -33,8 +34,6 @@ struct tc_nbr {
 	uint32_t silent;	/* ticks since its last message */
 	uint8_t peer_port;	/* its label where the cable lands */
 	uint8_t flags;
-	uint8_t held;		/* ticks its frame and extent records held still */
-	uint32_t ext_sum;	/* checksum of its last extent record */
 	uint8_t map[TC_MAX_AXES];	/* my local +axis -> its local dir */
 	uint8_t R[TC_MAX_AXES];		/* its frame map */
 	int16_t coord[TC_MAX_AXES];
