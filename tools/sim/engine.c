@@ -190,8 +190,14 @@ static void eng_send(void *ctx, uint8_t port, const uint8_t *msg, size_t len)
 		return;
 	}
 	e->sent_ports |= 1u << port;
-	if (len > TC_MSG_MAX && e->run[e->cur] == NODE_CORE)
+	if ((len > TC_MSG_MAX || (o->mtu && len > o->mtu)) &&
+	    e->run[e->cur] == NODE_CORE)
 		e->oversize++;
+	/* a port carries no frame above its MTU */
+	if (o->mtu && len > o->mtu) {
+		e->dropped++;
+		return;
+	}
 	p = e->peer[(size_t)e->cur * w->nports + port];
 	if (p == SIM_NO_PEER || !carrier(e, e->cur, port) ||
 	    !w->alive[p >> 4] || len > UINT16_MAX) {
@@ -432,7 +438,7 @@ static unsigned int node_check(struct engine *e, struct frame *f,
 	uint16_t off[TC_MAX_AXES];
 	uint8_t set = 0;
 
-	sim_coords(w, u, c);
+	sim_coords(w, e->s->truth_of ? e->s->truth_of[u] : u, c);
 	if (v->ndims != nd)
 		bad |= BAD_DIMS;
 	for (a = 0; a < nd && !(bad & BAD_DIMS); a++) {

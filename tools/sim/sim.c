@@ -65,6 +65,10 @@ static void usage(FILE *f)
 "  --liar N[:KIND]        N nodes send random bytes (random) or lying\n"
 "                         records (lying, default) instead of running the\n"
 "                         core\n"
+"  --mtu BYTES            cables drop control messages longer than this\n"
+"                         (counted as oversize_msgs)\n"
+"  --truth-swap N         test knob: the checks take N pairs of nodes for\n"
+"                         each other (proves they can fail)\n"
 "  -j, --json             print one JSON object\n"
 "  -v, --verbose          progress on stderr (twice: every round)\n"
 "  -h, --help             this text\n"
@@ -163,7 +167,7 @@ enum {
 	OPT_LINK_FAIL, OPT_MISWIRE, OPT_SEED, OPT_RUNS, OPT_MAX_ROUNDS,
 	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD, OPT_SPREAD, OPT_ORDER,
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
-	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR,
+	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
 };
 
 static const struct option longopts[] = {
@@ -191,6 +195,8 @@ static const struct option longopts[] = {
 	{ "wrong-plug",	  required_argument, NULL, OPT_WRONG_PLUG },
 	{ "grow",	  required_argument, NULL, OPT_GROW },
 	{ "liar",	  required_argument, NULL, OPT_LIAR },
+	{ "mtu",	  required_argument, NULL, OPT_MTU },
+	{ "truth-swap",	  required_argument, NULL, OPT_TRUTH_SWAP },
 	{ "json",	  no_argument,	     NULL, 'j' },
 	{ "verbose",	  no_argument,	     NULL, 'v' },
 	{ "help",	  no_argument,	     NULL, 'h' },
@@ -348,6 +354,13 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 		case OPT_GROW:
 			grow_arg = optarg;
 			o->timed = true;
+			break;
+		case OPT_TRUTH_SWAP:
+			o->truth_swaps = parse_uint("--truth-swap", optarg, 0,
+						    SIM_MAX_NODES);
+			break;
+		case OPT_MTU:
+			o->mtu = parse_uint("--mtu", optarg, 1, UINT16_MAX);
 			break;
 		case OPT_LIAR:
 			kind = SIM_LIAR_LYING;

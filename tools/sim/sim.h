@@ -70,6 +70,8 @@ struct sim_opts {
 	uint16_t grow_slabs;
 	uint32_t liars;
 	enum sim_liar_kind liar_kind;
+	uint16_t mtu;			/* 0: messages of any length pass */
+	uint32_t truth_swaps;		/* test knob: a false truth */
 	bool json;
 	int verbose;
 };
@@ -192,6 +194,8 @@ struct sim_schedule {
 	uint32_t last_event;		/* tick of the last absolute event */
 	uint32_t initial_done;		/* every node not grown has started */
 	uint32_t nliars;
+	uint32_t *truth_of;		/* --truth-swap: whose true position
+					 * the checks take for a node */
 };
 
 /* world.c */

@@ -345,6 +345,23 @@ int sim_schedule_build(struct sim_schedule *s, const struct sim_world *w,
 		add(&b, false, t + later, SIM_EV_PLUG, x, lx, p >> 4, p & 15,
 		    true);
 	}
+	/* the test knob: the checks believe pairs of nodes swapped places */
+	if (o->truth_swaps) {
+		s->truth_of = malloc(sizeof(*s->truth_of) * n);
+		if (!s->truth_of)
+			goto nomem;
+		for (u = 0; u < n; u++)
+			s->truth_of[u] = u;
+		for (i = 0; i < o->truth_swaps; i++) {
+			uint32_t x = honest_node(w, s, &rf);
+			uint32_t y = honest_node(w, s, &rf);
+
+			if (x == SIM_NO_PEER || y == SIM_NO_PEER || x == y)
+				continue;
+			s->truth_of[x] = y;
+			s->truth_of[y] = x;
+		}
+	}
 	if (b.nomem)
 		goto nomem;
 	qsort(s->ev, s->nev, sizeof(*s->ev), ev_cmp);
@@ -367,5 +384,6 @@ void sim_schedule_free(struct sim_schedule *s)
 	free(s->gev);
 	free(s->liar);
 	free(s->grown);
+	free(s->truth_of);
 	memset(s, 0, sizeof(*s));
 }
