@@ -77,6 +77,7 @@ struct engine {
 	uint8_t *nodes;
 	size_t nsize;
 	struct sim_queue q[NQ];
+	unsigned int nq;		/* arenas in use: 2 unless --reorder */
 	uint32_t t;			/* current round */
 	uint32_t cur;			/* node whose call is running */
 	uint16_t sent_ports;		/* ports cur sent on this tick */
@@ -147,7 +148,7 @@ static void enqueue(struct engine *e, unsigned int delay, uint32_t dst,
 		    uint8_t port, uint8_t sport, const uint8_t *msg,
 		    size_t len)
 {
-	struct sim_queue *q = &e->q[(e->t + 1 + delay) % NQ];
+	struct sim_queue *q = &e->q[(e->t + 1 + delay) % e->nq];
 	struct sim_msg *h;
 	size_t need = sizeof(*h) + ((len + 7) & ~(size_t)7);
 
@@ -335,21 +336,46 @@ static void frames_free(struct frames *fs)
 	memset(fs, 0, sizeof(*fs));
 }
 
-/* the frame of @leader, added if new; NULL when the table is full */
-static struct frame *frame_lookup(struct frames *fs, uint64_t leader)
+static uint32_t frame_slot(const struct frames *fs, uint64_t leader)
 {
 	uint32_t i = (uint32_t)(leader * 0x9e3779b97f4a7c15ULL >> 32) &
 		     fs->mask;
+
+	while (fs->slot[i] != UINT32_MAX && fs->f[fs->slot[i]].leader != leader)
+		i = (i + 1) & fs->mask;
+	return i;
+}
+
+/* twice the room (liars can make frames up without end) */
+static int frames_grow(struct frames *fs)
+{
+	struct frames big;
+	uint32_t i;
+
+	if (frames_init(&big, 2 * fs->cap))
+		return -ENOMEM;
+	memcpy(big.f, fs->f, sizeof(*fs->f) * fs->n);
+	big.n = fs->n;
+	for (i = 0; i < fs->n; i++)
+		big.slot[frame_slot(&big, fs->f[i].leader)] = i;
+	frames_free(fs);
+	*fs = big;
+	return 0;
+}
+
+/* the frame of @leader, added if new; NULL when out of memory */
+static struct frame *frame_lookup(struct frames *fs, uint64_t leader)
+{
+	uint32_t i = frame_slot(fs, leader);
 	struct frame *f;
 
-	for (;; i = (i + 1) & fs->mask) {
-		if (fs->slot[i] == UINT32_MAX)
-			break;
-		if (fs->f[fs->slot[i]].leader == leader)
-			return &fs->f[fs->slot[i]];
+	if (fs->slot[i] != UINT32_MAX)
+		return &fs->f[fs->slot[i]];
+	if (fs->n == fs->cap) {
+		if (frames_grow(fs))
+			return NULL;
+		i = frame_slot(fs, leader);
 	}
-	if (fs->n == fs->cap)
-		return NULL;
 	f = &fs->f[fs->n];
 	memset(f, 0, sizeof(*f));
 	memset(f->tdir, TORUS_DIR_NONE, sizeof(f->tdir));
@@ -600,6 +626,7 @@ static int check(struct engine *e, struct sim_result *r)
 	cplaced = calloc(n, sizeof(*cplaced));
 	fof = malloc(sizeof(*fof) * n);
 	if (!parent || !csize || !cframes || !cplaced || !fof ||
+	    /* a frame per placed node at most: it never grows here */
 	    frames_init(&fs, w->live + 1)) {
 		free(parent); free(csize); free(cframes); free(cplaced);
 		free(fof);
@@ -1084,6 +1111,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->o = o;
 	e->s = s;
 	e->grown_at = -1;
+	e->nq = o->reorder > 0 ? NQ : 2;
 	e->rng = sim_stream(w->seed, SIM_STREAM_NET);
 	memcpy(e->dims, s->dims0, sizeof(e->dims));
 	sim_node_config(w, 0, &cfg);
@@ -1110,7 +1138,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	    !e->run || !e->stops || !e->rewired || !e->last_tx || !e->place ||
 	    !e->wrong_node || (o->restarts && !e->saved) ||
 	    (s->nliars && (!e->liars || !e->liar_of)) ||
-	    frames_init(&e->fr, 2 * w->live + 64))
+	    frames_init(&e->fr, 64))
 		return -ENOMEM;
 	memcpy(e->peer, s->peer0, sizeof(*e->peer) * n * np);
 	for (u = 0; u < n; u++) {
@@ -1183,7 +1211,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 	r->stop = "round cap";
 	t1 = now();
 	for (t = 0; t <= cap; t++) {
-		struct sim_queue *rx = &e.q[t % NQ];
+		struct sim_queue *rx = &e.q[t % e.nq];
 		uint32_t changed = 0, nfinal = 0, nrun = 0;
 		bool pending;
 		size_t off;
