@@ -450,12 +450,14 @@ static void frame_learn(const struct engine *e, struct frame *f, uint32_t u,
  * @dims; the translation is kept in set @slot.  The first node with the
  * right extents fixes the translation (@commit: for real); a line
  * cannot be translated or wrapped, so fixing a wrong one marks the
- * frame bad.  Returns BAD_* bits.
+ * frame bad.  On true axis @relax (-1: none) the extent may be anything
+ * from the one before the growth to the true one, and the coordinate is
+ * not checked.  Returns BAD_* bits.
  */
 static unsigned int node_check(struct engine *e, struct frame *f,
 			       uint32_t u, const struct tc_view *v,
 			       const uint16_t *dims, unsigned int slot,
-			       bool final, bool commit)
+			       bool final, bool commit, int relax)
 {
 	const struct sim_world *w = e->w;
 	const struct sim_opts *o = e->o;
@@ -476,6 +478,13 @@ static unsigned int node_check(struct engine *e, struct frame *f,
 			continue;
 		}
 		E = dims[ta];
+		if ((int)ta == relax) {
+			if (v->dims[a] < e->prev_dims[ta] || v->dims[a] > E ||
+			    v->coord[a] >= v->dims[a] ||
+			    !!(v->wrap & (1u << a)) != !!(o->wrap & (1u << ta)))
+				bad |= BAD_DIMS;
+			continue;
+		}
 		/* the coordinate is checked on this axis all the same */
 		if (v->dims[a] != E ||
 		    !!(v->wrap & (1u << a)) != !!(o->wrap & (1u << ta)))
@@ -695,7 +704,7 @@ static int check(struct engine *e, struct sim_result *r)
 		root = uf_find(parent, u);
 		cplaced[root]++;
 		bad = node_check(e, f, u, &v, e->dims, e->epoch & 1, true,
-				 true);
+				 true, -1);
 		count_missing(e, f, u, &v, r);
 		r->bad_coord += !!(bad & BAD_COORD);
 		r->bad_dims += !!(bad & BAD_DIMS);
@@ -846,8 +855,9 @@ static void place_update(struct engine *e, uint32_t u, const struct tc_view *v,
  * The nodes in @list changed their view this round and are placed:
  * check each against the truth of this round, in the frames kept since
  * the start (a frame's isometry is fixed by the first node seen in it).
- * For a while after the fabric grew, a node may still hold the old
- * truth: the news takes a wave across the fabric.
+ * For a while after the fabric grew, a node's extent along the grown
+ * axis may lie between the old and the new one: the news takes a wave
+ * across the fabric.
  */
 static void tick_check(struct engine *e, const uint32_t *list, uint32_t n,
 		       struct sim_result *r)
@@ -877,17 +887,10 @@ static void tick_check(struct engine *e, const uint32_t *list, uint32_t n,
 		if (!f)
 			continue;
 		r->wrong_checks++;
-		bad = node_check(e, f, u, &v, e->dims, slot, false, false);
-		if (bad && grace &&
-		    !node_check(e, f, u, &v, e->prev_dims, slot ^ 1, false,
-				false)) {
-			node_check(e, f, u, &v, e->prev_dims, slot ^ 1, false,
-				   true);
-			bad = 0;
-		} else {
-			bad = node_check(e, f, u, &v, e->dims, slot, false,
-					 true);
-		}
+		bad = node_check(e, f, u, &v, e->dims, slot, false, false,
+				 -1);
+		bad = node_check(e, f, u, &v, e->dims, slot, false, true,
+				 bad && grace ? e->o->grow_axis : -1);
 		if (f->comp == UINT32_MAX)
 			f->comp = ever;
 		else if (uf_find(e->ever, f->comp) != ever)
