@@ -91,13 +91,16 @@ static void lying_msg(struct sim_liar *l, const struct sim_opts *o,
 		     (uint8_t)nd, R, coord);
 	tw_put_extent(&b, (uint8_t)nd, gcd, cmin, cmax);
 	if (o->blocks && lie == 2) {
+		uint8_t bcoord[TC_MAX_AXES];
 		struct tw_orient or;
 
 		memset(&or, 0, sizeof(or));
 		or.block = (uint32_t)sim_below(&l->rng, 64) + 1;
 		or.normal = (uint8_t)sim_below(&l->rng, 2 * nd);
 		memcpy(or.map, R, nd);
-		tw_put_block(&b, or.block, (uint8_t)nd, (const uint8_t *)coord);
+		for (a = 0; a < nd; a++)
+			bcoord[a] = (uint8_t)sim_below(&l->rng, 4);
+		tw_put_block(&b, or.block, (uint8_t)nd, bcoord);
 		tw_put_orient(&b, (uint8_t)nd, &or);
 	}
 	*len = b.overflow ? 0 : b.len;
