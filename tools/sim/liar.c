@@ -80,7 +80,14 @@ static void lying_msg(struct sim_liar *l, const struct sim_opts *o,
 		leader = UINT64_MAX - sim_below(&l->rng, 4);
 		break;
 	default:
+		/* a random frame whose map is no signed permutation (two
+		 * axes onto one), sent as if from a port the board lacks */
 		leader = sim_splitmix(&l->rng) | 1;
+		if (nd > 1)
+			R[1] = R[0];
+		if (2 * nd < TC_MAX_PORTS)
+			port = (uint8_t)(2 * nd + sim_below(&l->rng,
+							    TC_MAX_PORTS - 2 * nd));
 		break;
 	}
 	tw_init(&b, buf, TC_MSG_MAX);
