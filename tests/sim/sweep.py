@@ -137,6 +137,9 @@ QUICK = {
     "i11-4x4x4": 20,
     "i11-6x6x6": 10,
     "i11-16x16x16-b4": 10,
+    "t-6x6x6-loss": 20,
+    "t-6x6x6-recable": 20,
+    "t-6x6x6-liar-random": 20,
 }
 
 
@@ -217,6 +220,13 @@ def md_line(row, res):
         reasons_str(res["unplaced_reasons"]).replace("|", "/"))
 
 
+def write_partial(path, rows, results):
+    done = [dict(r, **res) for r, res in zip(rows, results) if res]
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump({"rows": done}, f, indent=1)
+
+
 def git_head():
     try:
         return subprocess.run(["git", "-C", REPO, "rev-parse", "--short",
@@ -271,6 +281,8 @@ def main():
             if not a.check:
                 print(md_line(rows[i], results[i]), file=sys.stderr,
                       flush=True)
+                # what is done so far survives an interrupted sweep
+                write_partial(a.out + ".partial", rows, results)
     total = time.monotonic() - t0
 
     failed = 0
@@ -319,6 +331,8 @@ def main():
                         exist_ok=True)
             with open(path, "w") as f:
                 f.write(text)
+        if os.path.exists(a.out + ".partial"):
+            os.unlink(a.out + ".partial")
         print("\n".join(lines))
         print("\n%d rows in %.0f s; %s, %s" % (len(rows), total, a.out,
                                                a.md))
