@@ -107,6 +107,7 @@ struct engine {
 	/* time checks */
 	struct place *place;
 	uint8_t *wrong_node;
+	uint8_t *listed;		/* in this round's check list */
 	struct frames fr;
 	int64_t grown_at;
 };
@@ -913,6 +914,49 @@ static void tick_check(struct engine *e, const uint32_t *list, uint32_t n,
 	}
 }
 
+static bool view_placed(const struct engine *e, uint32_t u)
+{
+	struct tc_view v;
+
+	tc_view(NODE(e, u), &v);
+	return v.state == TC_PLACED;
+}
+
+/*
+ * On a ring of two a node's port map is judged by its neighbour's (see
+ * node_check()): when a node changed, its placed neighbours across such
+ * rings are checked again too.  Returns the new length of @list.
+ */
+static uint32_t ring2_neighbours(struct engine *e, uint32_t *list, uint32_t n)
+{
+	const struct sim_world *w = e->w;
+	const struct sim_opts *o = e->o;
+	uint32_t i, m = n;
+	unsigned int l;
+
+	for (i = 0; i < n; i++)
+		e->listed[list[i]] = 1;
+	for (i = 0; i < n; i++) {
+		const struct sim_rot *rot = &w->rots[w->rot_of[list[i]]];
+
+		for (l = 0; l < w->nports; l++) {
+			unsigned int ta = TORUS_DIR_AXIS(rot->fwd[l]);
+			uint32_t p = e->peer[(size_t)list[i] * w->nports + l];
+
+			if (p == SIM_NO_PEER || e->dims[ta] != 2 ||
+			    !(o->wrap & (1u << ta)) || e->listed[p >> 4] ||
+			    e->run[p >> 4] != NODE_CORE ||
+			    !view_placed(e, p >> 4))
+				continue;
+			e->listed[p >> 4] = 1;
+			list[m++] = p >> 4;
+		}
+	}
+	for (i = 0; i < m; i++)
+		e->listed[list[i]] = 0;
+	return m;
+}
+
 /* ---- the history: events of the timeline ---- */
 
 static void uf_union(uint32_t *p, uint32_t a, uint32_t b)
@@ -1099,6 +1143,7 @@ static void engine_free(struct engine *e)
 	free(e->liar_of);
 	free(e->place);
 	free(e->wrong_node);
+	free(e->listed);
 	frames_free(&e->fr);
 }
 
@@ -1131,6 +1176,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->last_tx = calloc((size_t)n * np, sizeof(*e->last_tx));
 	e->place = calloc(n, sizeof(*e->place));
 	e->wrong_node = calloc(n, 1);
+	e->listed = calloc(n, 1);
 	if (o->restarts)
 		e->saved = calloc(n, sizeof(*e->saved));
 	if (s->nliars) {
@@ -1139,7 +1185,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	}
 	if (!e->nodes || !e->peer || !e->wrongp || !e->ever || !e->powered ||
 	    !e->run || !e->stops || !e->rewired || !e->last_tx || !e->place ||
-	    !e->wrong_node || (o->restarts && !e->saved) ||
+	    !e->wrong_node || !e->listed || (o->restarts && !e->saved) ||
 	    (s->nliars && (!e->liars || !e->liar_of)) ||
 	    frames_init(&e->fr, 64))
 		return -ENOMEM;
@@ -1301,6 +1347,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 				list[nl++] = u;
 			nfinal += is_final(state[u]);
 		}
+		nl = ring2_neighbours(&e, list, nl);
 		tick_check(&e, list, nl, r);
 		if (t)
 			r->node_steps += nrun;
