@@ -13,7 +13,7 @@
 #                   the VM (~30 min); figures in build/reliability/results.json
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
 #   make sim-sweep  torus-sim over issue 6's shapes and faults and issue
-#                   11's histories, 100 seeds a row (~30 min here);
+#                   11's histories, 100 seeds a row (~46 min here);
 #                   build/sim-sweep.json and .md (make check: quick rows)
 #   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
