@@ -98,7 +98,7 @@ time_keys='[ "moved", "moved_rewired", "moved_after_growth", "wrong",
 	"wrong_coord", "wrong_dims", "wrong_portmap", "wrong_frame",
 	"first_wrong", "wrong_checks", "converged_at", "last_event",
 	"grown_at", "liars", "msgs_lost", "msgs_duplicated", "msgs_delayed",
-	"queue_drops", "oversize_msgs", "main_placed_fraction" ]'
+	"queue_drops", "refuted", "oversize_msgs", "main_placed_fraction" ]'
 run time-keys "(.per_run[0] | keys) as \$k | $time_keys - \$k == [] and
 	([\"runs_wrong\", \"runs_moved\", \"runs_inconsistent\",
 	  \"runs_not_converged\", \"main_placed_fraction_min\",

@@ -80,7 +80,6 @@ struct engine {
 	unsigned int nq;		/* arenas in use: 2 unless --reorder */
 	uint32_t t;			/* current round */
 	uint32_t cur;			/* node whose call is running */
-	uint16_t sent_ports;		/* ports cur sent on this tick */
 	uint64_t sent;			/* messages queued, all rounds */
 	uint64_t dropped;		/* no cable, cable cut, peer dead */
 	uint64_t lost, duplicated, delayed;
@@ -101,7 +100,6 @@ struct engine {
 	uint8_t *stops;			/* restarts under way */
 	uint8_t *rewired;		/* one of its cables changed */
 	struct tc_view *saved;		/* view when its daemon stopped */
-	uint32_t *last_tx;		/* per node and label: last send */
 	struct sim_liar *liars;
 	uint32_t *liar_of;		/* node -> index in liars */
 	/* time checks */
@@ -191,7 +189,6 @@ static void eng_send(void *ctx, uint8_t port, const uint8_t *msg, size_t len)
 		e->dropped++;
 		return;
 	}
-	e->sent_ports |= 1u << port;
 	if ((len > TC_MSG_MAX || (o->mtu && len > o->mtu)) &&
 	    e->run[e->cur] == NODE_CORE)
 		e->oversize++;
@@ -399,8 +396,15 @@ static void frame_axes(const struct engine *e, struct frame *f, bool all)
 	for (fa = 0; fa < nd; fa++) {
 		uint8_t tp = f->tdir[2 * fa], tm = f->tdir[2 * fa + 1], t;
 
+		/*
+		 * On a ring of two no wiring tells "+" from "-": nodes may
+		 * map the frame's "+" to either true direction (checked per
+		 * cable in node_check()), so only the axis must agree.
+		 */
 		if (tp != TORUS_DIR_NONE && tm != TORUS_DIR_NONE &&
-		    tm != TORUS_DIR_OPPOSITE(tp))
+		    tm != TORUS_DIR_OPPOSITE(tp) &&
+		    !(tm == tp && e->dims[TORUS_DIR_AXIS(tp)] == 2 &&
+		      (e->o->wrap & (1u << TORUS_DIR_AXIS(tp)))))
 			f->bad = true;
 		t = tp != TORUS_DIR_NONE ? tp :
 		    tm != TORUS_DIR_NONE ? TORUS_DIR_OPPOSITE(tm) : TORUS_DIR_NONE;
@@ -548,7 +552,10 @@ static unsigned int node_check(struct engine *e, struct frame *f,
 			for (j = 0; j < 2 * nd; j++)
 				if (pv.portmap[j] == (p & 15))
 					break;
-			if (pv.state == TC_PLACED && j != (i ^ 1))
+			/* a peer that does not use the cable cannot
+			 * disagree with us about its sign */
+			if (pv.state == TC_PLACED && j < 2 * nd &&
+			    j != (i ^ 1))
 				bad |= BAD_PORTMAP;
 			continue;
 		}
@@ -975,7 +982,6 @@ static void carrier_up(struct engine *e, uint32_t u, uint8_t l)
 
 	if (e->run[u] == NODE_CORE)
 		tc_port_state(NODE(e, u), l, true);
-	e->last_tx[(size_t)u * w->nports + l] = e->t;
 	if (!e->wrongp[(size_t)u * w->nports + l] && honest(e, u) &&
 	    honest(e, p >> 4))
 		uf_union(e->ever, u, p >> 4);
@@ -1000,7 +1006,6 @@ static void start_core(struct engine *e, uint32_t u, bool resume,
 		if (!carrier(e, u, l))
 			continue;
 		tc_port_state(tn, l, true);
-		e->last_tx[(size_t)u * w->nports + l] = e->t;
 	}
 	/* as torusd does when the kernel kept the node's placement */
 	if (resume && e->saved && e->saved[u].state == TC_PLACED)
@@ -1100,29 +1105,6 @@ static void grow(struct engine *e, uint32_t settle)
 
 /* ---- the round loop ---- */
 
-/* a missed keepalive: the core builds a message for every port with
- * carrier at least every hello_ticks + 1 ticks; one it did not send was
- * too big for its buffer (TC_MSG_MAX) */
-static void check_sent(struct engine *e, uint32_t u)
-{
-	const struct sim_world *w = e->w;
-	uint32_t hello = e->o->hello_ticks ? e->o->hello_ticks : 10;
-	unsigned int l;
-
-	for (l = 0; l < w->nports; l++) {
-		uint32_t *last = &e->last_tx[(size_t)u * w->nports + l];
-
-		if (!carrier(e, u, l))
-			continue;
-		if (e->sent_ports & (1u << l)) {
-			*last = e->t;
-		} else if (e->t - *last > hello + 1) {
-			e->oversize++;
-			*last = e->t;
-		}
-	}
-}
-
 static void engine_free(struct engine *e)
 {
 	unsigned int i;
@@ -1138,7 +1120,6 @@ static void engine_free(struct engine *e)
 	free(e->stops);
 	free(e->rewired);
 	free(e->saved);
-	free(e->last_tx);
 	free(e->liars);
 	free(e->liar_of);
 	free(e->place);
@@ -1173,7 +1154,6 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->run = calloc(n, 1);
 	e->stops = calloc(n, 1);
 	e->rewired = calloc(n, 1);
-	e->last_tx = calloc((size_t)n * np, sizeof(*e->last_tx));
 	e->place = calloc(n, sizeof(*e->place));
 	e->wrong_node = calloc(n, 1);
 	e->listed = calloc(n, 1);
@@ -1184,7 +1164,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 		e->liar_of = calloc(n, sizeof(*e->liar_of));
 	}
 	if (!e->nodes || !e->peer || !e->wrongp || !e->ever || !e->powered ||
-	    !e->run || !e->stops || !e->rewired || !e->last_tx || !e->place ||
+	    !e->run || !e->stops || !e->rewired || !e->place ||
 	    !e->wrong_node || !e->listed || (o->restarts && !e->saved) ||
 	    (s->nliars && (!e->liars || !e->liar_of)) ||
 	    frames_init(&e->fr, 64))
@@ -1303,10 +1283,8 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		rx->len = 0;
 		for (u = 0; t && u < n; u++) {
 			e.cur = u;
-			e.sent_ports = 0;
 			if (e.run[u] == NODE_CORE) {
 				tc_tick(NODE(&e, u));
-				check_sent(&e, u);
 			} else if (e.run[u] == NODE_LIAR) {
 				sim_liar_tick(&e.liars[e.liar_of[u]], o,
 					      carrier_mask(&e, u), &out);
@@ -1412,6 +1390,9 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		tx_bytes += st.bytes_tx;
 		r->bad_rx += st.bad_rx;
 		r->queue_drops += st.queue_drops;
+		/* messages the core did not send: above TC_MSG_MAX */
+		r->oversize += st.oversize;
+		r->refuted += st.refuted;
 		if (last_change[u] > r->rounds)
 			r->rounds = last_change[u];
 		if (last_offset[u] > r->rounds_coords)
@@ -1440,7 +1421,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		r->bytes_per_node = (double)tx_bytes / r->live;
 	}
 	r->dropped = e.dropped;
-	r->oversize = e.oversize;
+	r->oversize += e.oversize;
 	r->lost = e.lost;
 	r->duplicated = e.duplicated;
 	r->delayed = e.delayed;
@@ -1452,8 +1433,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 					 sizeof(*ohash) + sizeof(*last_offset) +
 					 sizeof(*state) + sizeof(*list) +
 					 sizeof(*e.peer) * w->nports +
-					 w->nports + sizeof(*e.ever) + 5 +
-					 sizeof(*e.last_tx) * w->nports +
+					 w->nports + sizeof(*e.ever) + 6 +
 					 sizeof(*e.place)) +
 			    (size_t)e.fr.cap * sizeof(*e.fr.f) +
 			    (size_t)n * (e.nsize - r->state_bytes)) / n;

@@ -136,9 +136,10 @@ struct sim_result {
 	bool blocks_ok;
 	double msgs_per_node, bytes_per_node;
 	uint64_t bad_rx, dropped;
-	uint32_t oversize;		/* messages above TC_MSG_MAX, or not
-					 * sent because they would be */
+	uint32_t oversize;		/* messages above TC_MSG_MAX or
+					 * --mtu; the core's unsent ones */
 	uint64_t queue_drops;		/* tc_stats.queue_drops, summed */
+	uint64_t refuted;		/* tc_stats.refuted, summed */
 	/* time */
 	uint32_t moved;			/* placed nodes that moved later */
 	uint32_t moved_rewired;		/* ... whose own cables changed */
