@@ -136,7 +136,7 @@ QUICK = {
     "i6-16x16x16-b4-blocks-f10": 10,
     "i11-4x4x4": 20,
     "i11-6x6x6": 10,
-    "i11-16x16x16-b4": 10,
+    "i11-16x16x16-b4": 5,
     "t-6x6x6-loss": 20,
     "t-6x6x6-recable": 20,
     "t-6x6x6-liar-random": 20,

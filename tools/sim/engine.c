@@ -964,6 +964,23 @@ static uint32_t ring2_neighbours(struct engine *e, uint32_t *list, uint32_t n)
 	return m;
 }
 
+/*
+ * When the grace after a growth is over (or the run ends first), every
+ * placed node is held to the grown fabric, changed or not: one that
+ * kept the old extents is wrong now.
+ */
+static void recheck_all(struct engine *e, uint32_t *list,
+			struct sim_result *r)
+{
+	uint32_t u, n = 0;
+
+	e->grace_until = 0;
+	for (u = 0; u < e->w->nnodes; u++)
+		if (e->run[u] == NODE_CORE && view_placed(e, u))
+			list[n++] = u;
+	tick_check(e, list, n, r);
+}
+
 /* ---- the history: events of the timeline ---- */
 
 static void uf_union(uint32_t *p, uint32_t a, uint32_t b)
@@ -1327,6 +1344,8 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		}
 		nl = ring2_neighbours(&e, list, nl);
 		tick_check(&e, list, nl, r);
+		if (e.epoch && t == e.grace_until)
+			recheck_all(&e, list, r);
 		if (t)
 			r->node_steps += nrun;
 		for (i = 0; i < NQ; i++)
@@ -1367,6 +1386,8 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		}
 	}
 	r->rounds_run = t > cap ? cap : t;
+	if (e.epoch && e.grace_until)
+		recheck_all(&e, list, r);
 	r->loop_s = now() - t1;
 	if (e.nomem)
 		fprintf(stderr, "torus-sim: out of memory for messages "
