@@ -12,6 +12,9 @@
 #   make reliability  fault storm, churn and a 60 s hostile-frame flood in
 #                   the VM (~30 min); figures in build/reliability/results.json
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
+#   make sim-sweep  torus-sim over issue 6's shapes and faults and issue
+#                   11's histories, 100 seeds a row (~46 min here);
+#                   build/sim-sweep.json and .md (make check: quick rows)
 #   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
 #   make distclean  remove build/ entirely
@@ -32,7 +35,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench reliability bench-sim fuzz clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench reliability bench-sim sim-sweep fuzz clean distclean help
 
 all: module tools
 
@@ -108,6 +111,14 @@ bench-sim:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory tools
 	tests/bench/bench-sim.sh
+
+# the simulator over a table of shapes, faults and histories (host only);
+# SIM_SWEEP_ARGS e.g. "--jobs 2" or "--rows 'i11-*'"
+SIM_SWEEP_ARGS ?=
+sim-sweep:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory tools
+	python3 tests/sim/sweep.py $(SIM_SWEEP_ARGS)
 
 # the codecs under libFuzzer (ASan+UBSan); make check runs a short version
 fuzz:

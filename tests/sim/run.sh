@@ -93,6 +93,69 @@ run bound-bgl '(.lower_bound_eq8 > 0.99999999) and
 	--dims 32x32x64 --block 8x8x8 --node-fail 0.15 --link-fail 0.15 \
 	--max-rounds 1
 
+# ---- time (issue 11): the harness, on any core ----
+time_keys='[ "moved", "moved_rewired", "moved_after_growth", "wrong",
+	"wrong_coord", "wrong_dims", "wrong_portmap", "wrong_frame",
+	"first_wrong", "wrong_checks", "converged_at", "last_event",
+	"grown_at", "liars", "msgs_lost", "msgs_duplicated", "msgs_delayed",
+	"queue_drops", "refuted", "oversize_msgs", "main_placed_fraction" ]'
+run time-keys "(.per_run[0] | keys) as \$k | $time_keys - \$k == [] and
+	([\"runs_wrong\", \"runs_moved\", \"runs_inconsistent\",
+	  \"runs_not_converged\", \"main_placed_fraction_min\",
+	  \"time\"] - keys == []) and .time.hello_ticks == 10 and
+	.time.dead_ticks == 40 and .quiet_ticks == 30" \
+	--dims 2x2x2 --start-spread 0
+# no history at all, torusd's timers: the static result, and nothing moves
+run time-clean "$all_placed and .wrong == 0 and .moved == 0 and
+	.per_run[0].converged_at != null" --dims 4x4x4 --miswire nodes \
+	--start-spread 0 --runs 3
+# messages lost, doubled and late are counted; settled runs stay right
+run time-net "$all_placed and .msgs_lost > 0 and .msgs_duplicated > 0 and
+	.msgs_delayed > 0 and .wrong == 0 and .moved == 0" --dims 4x4x4 \
+	--miswire nodes --loss 0.05 --dup 0.05 --reorder 0.05 --runs 3
+# the checks must be able to fail: take two nodes for each other
+run time-checks-fail '.wrong >= 2 and .wrong_coord >= 2 and
+	(.consistent | not) and .per_run[0].first_wrong != null and
+	.per_run[0].bad_coord >= 1' --dims 4x4x4 --miswire nodes \
+	--truth-swap 1
+# a ring that grows moves nodes unless its seam is the frame's edge
+# (or the core keeps wrong coordinates): the move detector must see it
+run time-growth-moves '([.per_run[] | select(.consistent)] | length) == 0
+	or .moved + .moved_rewired > 0' --dims 6x6x6 --miswire nodes \
+	--grow x:2 --runs 5
+run time-growth-truth '.per_run | all(.grown_at != null and
+	.live == 216)' --dims 6x6x6 --miswire nodes --grow x:2 --runs 2
+# an MTU below the core's messages: the oversize counter fires
+run time-oversize '.oversize_msgs > 0 and .placed == 0' --dims 4x4x4 \
+	--mtu 40
+# a liar is no honest node: it is neither placed nor checked
+run time-liar-excluded '.per_run | all(.liars == 1 and .live == 63 and
+	.placed + .unplaced == 63)' --dims 4x4x4 --miswire nodes \
+	--liar 1:random --runs 2
+# restarts with the placement resumed leave nodes where they were
+run time-restart-runs '.per_run | all(.last_event > 0)' --dims 4x4x4 \
+	--miswire nodes --restart 3
+
+# one history per seed
+hist=(--dims 4x4x4 --miswire nodes --start-spread 100 --start-order axes
+	--loss 0.05 --dup 0.02 --reorder 0.02 --restart 2:fresh --recable 1
+	--wrong-plug 1 --grow y:1 --liar 1 --seed 4)
+a=$("$SIM" -j "${hist[@]}" | jq -c 'del(.wall_s, .node_steps_per_s,
+	.per_run[].wall_s, .per_run[].node_steps_per_s)')
+b=$("$SIM" -j "${hist[@]}" | jq -c 'del(.wall_s, .node_steps_per_s,
+	.per_run[].wall_s, .per_run[].node_steps_per_s)')
+if [ -n "$a" ] && [ "$a" = "$b" ]; then pass time-reproducible; else
+	fail time-reproducible "two runs of one history differ"; fi
+
+# the sweep's quick rows (make sim-sweep runs them all): 0 wrong, 0
+# inconsistent, no moves, converged
+if command -v python3 >/dev/null 2>&1; then
+	TORUS_SIM=$SIM timeout 600 python3 "$here/sweep.py" --quick --check \
+		|| failed=1
+else
+	echo "SKIP: sim/sweep: python3 not installed (make deps)"
+fi
+
 # one seed, one result
 a=$("$SIM" -j --dims 4x4x4 --miswire nodes --node-fail 0.1 --seed 11 |
 	jq -c 'del(.wall_s, .node_steps_per_s, .per_run[].wall_s,
@@ -109,7 +172,10 @@ for args in "--dims 0x4" "--dims 4x4x" "--dims 4x4x4 --block 3x3x3" \
 	    "--dims 4x4 --block 2x2x2" "--miswire sideways" \
 	    "--node-fail 1.5" "--link-fail -0.1" "--miswire blocks" \
 	    "--runs 0" "--seed x" "--mesh w" "--dims 4x4 --wrap 1,0,1" \
-	    "--frobnicate" "extra"; do
+	    "--frobnicate" "extra" "--start-order sideways" "--loss 1.5" \
+	    "--dup -1" "--restart 3:later" "--restart x" "--grow w:1" \
+	    "--grow x:7" "--grow x" "--liar 1:honest" \
+	    "--dims 8x8x8 --block 4x4x4 --grow x:2" "--mtu 0"; do
 	# shellcheck disable=SC2086
 	"$SIM" $args >/dev/null 2>"$err"
 	rc=$?

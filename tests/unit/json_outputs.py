@@ -101,6 +101,11 @@ SIM_CASES = [
                          "--runs", "3", "--seed", "4"]),
     ("sim_cut_short", ["--dims", "6x6", "--miswire", "nodes",
                        "--max-rounds", "2"]),
+    # a history: nulls for ticks that never came, the time object
+    ("sim_time_history", ["--dims", "4x4x4", "--miswire", "nodes",
+                          "--start-spread", "50", "--loss", "0.05",
+                          "--restart", "2", "--wrong-plug", "1",
+                          "--grow", "x:1", "--liar", "1", "--runs", "2"]),
 ]
 
 

@@ -22,6 +22,8 @@
 #define AXES	TORUS_AXIS_NAMES
 
 static const char *miswire_names[] = { "none", "blocks", "nodes" };
+static const char *order_names[] = { "random", "ids", "coords", "axes" };
+static const char *liar_names[] = { "random", "lying" };
 
 static void usage(FILE *f)
 {
@@ -41,13 +43,38 @@ static void usage(FILE *f)
 "  --max-rounds N         round cap (default 4d + 4K + 50)\n"
 "  --quiet-ticks K        the core's quiet_ticks (default d + 2, see man)\n"
 "  --orient-ticks N       the core's orient_ticks (default 0: core's 2d+2)\n"
-"  --hello-ticks N        the core's hello_ticks (default 1000)\n"
-"  --dead-ticks N         the core's dead_ticks (default 3000)\n"
+"  --hello-ticks N        the core's hello_ticks (default 1000; with time: 10)\n"
+"  --dead-ticks N         the core's dead_ticks (default 3000; with time: 40)\n"
+"\n"
+"Time (any of these sets torusd's timer ratios: hello 10, dead 40, quiet 30\n"
+"ticks of 50 ms, unless given):\n"
+"  --start-spread T       power nodes on over T ticks (default 0)\n"
+"  --start-order ORDER    random | ids (highest id last) | coords (row-major)\n"
+"                         | axes (origin, x line, xy plane, ... in turn)\n"
+"  --loss P               probability a message is lost\n"
+"  --dup P                probability a message is delivered twice\n"
+"  --reorder P            probability a message is 1-%d rounds late\n"
+"  --restart N[:MODE]     N daemon restarts at random ticks; MODE resume\n"
+"                         (default: the kernel's placement is restored) or\n"
+"                         fresh\n"
+"  --recable N            N cables unplugged and plugged back later\n"
+"  --wrong-plug N         N pairs of cables unplugged and plugged back\n"
+"                         crossed (each into a wrong node and port)\n"
+"  --grow AXIS:K          the last K slabs along AXIS are added once the\n"
+"                         rest settled (a ring is closed before it grows)\n"
+"  --liar N[:KIND]        N nodes send random bytes (random) or lying\n"
+"                         records (lying, default) instead of running the\n"
+"                         core\n"
+"  --mtu BYTES            cables drop control messages longer than this\n"
+"                         (counted as oversize_msgs)\n"
+"  --truth-swap N         test knob: the checks take N pairs of nodes for\n"
+"                         each other (proves they can fail)\n"
 "  -j, --json             print one JSON object\n"
 "  -v, --verbose          progress on stderr (twice: every round)\n"
 "  -h, --help             this text\n"
 "\n"
-"Exit status: 0 all runs converged and consistent, 1 otherwise, 2 usage.\n");
+"Exit status: 0 all runs converged, consistent and never wrong, 1\n"
+"otherwise, 2 usage.\n", SIM_MAX_DELAY);
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn))
@@ -138,7 +165,9 @@ static void shape_str(char *buf, size_t len, unsigned int nd,
 enum {
 	OPT_DIMS = 256, OPT_BLOCK, OPT_WRAP, OPT_MESH, OPT_NODE_FAIL,
 	OPT_LINK_FAIL, OPT_MISWIRE, OPT_SEED, OPT_RUNS, OPT_MAX_ROUNDS,
-	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD,
+	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD, OPT_SPREAD, OPT_ORDER,
+	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
+	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
 };
 
 static const struct option longopts[] = {
@@ -156,16 +185,57 @@ static const struct option longopts[] = {
 	{ "orient-ticks", required_argument, NULL, OPT_ORIENT },
 	{ "hello-ticks",  required_argument, NULL, OPT_HELLO },
 	{ "dead-ticks",	  required_argument, NULL, OPT_DEAD },
+	{ "start-spread", required_argument, NULL, OPT_SPREAD },
+	{ "start-order",  required_argument, NULL, OPT_ORDER },
+	{ "loss",	  required_argument, NULL, OPT_LOSS },
+	{ "dup",	  required_argument, NULL, OPT_DUP },
+	{ "reorder",	  required_argument, NULL, OPT_REORDER },
+	{ "restart",	  required_argument, NULL, OPT_RESTART },
+	{ "recable",	  required_argument, NULL, OPT_RECABLE },
+	{ "wrong-plug",	  required_argument, NULL, OPT_WRONG_PLUG },
+	{ "grow",	  required_argument, NULL, OPT_GROW },
+	{ "liar",	  required_argument, NULL, OPT_LIAR },
+	{ "mtu",	  required_argument, NULL, OPT_MTU },
+	{ "truth-swap",	  required_argument, NULL, OPT_TRUTH_SWAP },
 	{ "json",	  no_argument,	     NULL, 'j' },
 	{ "verbose",	  no_argument,	     NULL, 'v' },
 	{ "help",	  no_argument,	     NULL, 'h' },
 	{ NULL, 0, NULL, 0 }
 };
 
+/* "N" or "N:WORD" with WORD one of @names: N, and the word's index */
+static unsigned long long parse_count_kind(const char *opt, const char *s,
+					   const char *const *names,
+					   unsigned int nnames,
+					   unsigned int *kind)
+{
+	char num[32];
+	const char *colon = strchr(s, ':');
+	unsigned int i;
+
+	if (!colon)
+		return parse_uint(opt, s, 0, SIM_MAX_NODES);
+	if ((size_t)(colon - s) >= sizeof(num))
+		die_usage("%s: '%s' is not N[:KIND]", opt, s);
+	memcpy(num, s, colon - s);
+	num[colon - s] = 0;
+	for (i = 0; i < nnames; i++)
+		if (!strcmp(colon + 1, names[i]))
+			break;
+	if (i == nnames)
+		die_usage("%s: '%s' is not %s or %s", opt, colon + 1, names[0],
+			  names[1]);
+	*kind = i;
+	return parse_uint(opt, num, 0, SIM_MAX_NODES);
+}
+
+static const char *const restart_names[] = { "resume", "fresh" };
+
 static void parse_args(int argc, char **argv, struct sim_opts *o)
 {
-	const char *wrap_arg = NULL, *mesh_arg = NULL;
-	unsigned int nblock = 0, a;
+	const char *wrap_arg = NULL, *mesh_arg = NULL, *grow_arg = NULL;
+	bool hello_set = false, dead_set = false;
+	unsigned int nblock = 0, a, kind;
 	uint64_t n = 1;
 	int c;
 
@@ -176,6 +246,8 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 	o->runs = 1;
 	o->hello_ticks = 1000;
 	o->dead_ticks = 3000;
+	o->grow_axis = -1;
+	o->liar_kind = SIM_LIAR_LYING;
 
 	while ((c = getopt_long(argc, argv, "jvh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -228,10 +300,74 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 		case OPT_HELLO:
 			o->hello_ticks = parse_uint("--hello-ticks", optarg,
 						    1, UINT16_MAX);
+			hello_set = true;
 			break;
 		case OPT_DEAD:
 			o->dead_ticks = parse_uint("--dead-ticks", optarg,
 						   1, UINT16_MAX);
+			dead_set = true;
+			break;
+		case OPT_SPREAD:
+			o->start_spread = parse_uint("--start-spread", optarg,
+						     0, 1000000);
+			o->timed = true;
+			break;
+		case OPT_ORDER:
+			for (a = 0; a < 4; a++)
+				if (!strcmp(optarg, order_names[a]))
+					break;
+			if (a == 4)
+				die_usage("--start-order: '%s' is not random, "
+					  "ids, coords or axes", optarg);
+			o->start_order = a;
+			o->timed = true;
+			break;
+		case OPT_LOSS:
+			o->loss = parse_prob("--loss", optarg);
+			o->timed = true;
+			break;
+		case OPT_DUP:
+			o->dup = parse_prob("--dup", optarg);
+			o->timed = true;
+			break;
+		case OPT_REORDER:
+			o->reorder = parse_prob("--reorder", optarg);
+			o->timed = true;
+			break;
+		case OPT_RESTART:
+			kind = 0;
+			o->restarts = parse_count_kind("--restart", optarg,
+						       restart_names, 2, &kind);
+			o->restart_fresh = kind == 1;
+			o->timed = true;
+			break;
+		case OPT_RECABLE:
+			o->recables = parse_uint("--recable", optarg, 0,
+						 SIM_MAX_NODES);
+			o->timed = true;
+			break;
+		case OPT_WRONG_PLUG:
+			o->wrong_plugs = parse_uint("--wrong-plug", optarg, 0,
+						    SIM_MAX_NODES);
+			o->timed = true;
+			break;
+		case OPT_GROW:
+			grow_arg = optarg;
+			o->timed = true;
+			break;
+		case OPT_TRUTH_SWAP:
+			o->truth_swaps = parse_uint("--truth-swap", optarg, 0,
+						    SIM_MAX_NODES);
+			break;
+		case OPT_MTU:
+			o->mtu = parse_uint("--mtu", optarg, 1, UINT16_MAX);
+			break;
+		case OPT_LIAR:
+			kind = SIM_LIAR_LYING;
+			o->liars = parse_count_kind("--liar", optarg,
+						    liar_names, 2, &kind);
+			o->liar_kind = kind;
+			o->timed = true;
 			break;
 		case 'j':
 			o->json = true;
@@ -306,6 +442,39 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 	}
 	if (o->miswire == SIM_MISWIRE_BLOCKS && !o->blocks)
 		die_usage("--miswire blocks needs --block");
+
+	if (grow_arg) {
+		const char *q = strchr(AXES, grow_arg[0]);
+		unsigned long k;
+		char *end;
+
+		if (!grow_arg[0] || !q || (unsigned int)(q - AXES) >= o->ndims ||
+		    grow_arg[1] != ':')
+			die_usage("--grow: '%s' is not AXIS:K with AXIS an axis "
+				  "of --dims (%.*s)", grow_arg, (int)o->ndims,
+				  AXES);
+		o->grow_axis = (int)(q - AXES);
+		errno = 0;
+		k = strtoul(grow_arg + 2, &end, 10);
+		if (errno || *end || end == grow_arg + 2 || k < 1 ||
+		    k + 2 > o->dims[o->grow_axis])
+			die_usage("--grow: K in '%s' must leave at least 2 "
+				  "slabs (1..%d)", grow_arg,
+				  o->dims[o->grow_axis] - 2);
+		if (o->blocks && k % o->block[o->grow_axis])
+			die_usage("--grow: K must be whole blocks (a multiple "
+				  "of %u)", o->block[o->grow_axis]);
+		o->grow_slabs = (uint16_t)k;
+	}
+	/* torusd's defaults: tick 50 ms, hello 500, dead 2000, quiet 1500 */
+	if (o->timed) {
+		if (!hello_set)
+			o->hello_ticks = 10;
+		if (!dead_set)
+			o->dead_ticks = 40;
+		if (!o->quiet_ticks)
+			o->quiet_ticks = 30;
+	}
 }
 
 /* ---- one run: the world, the quiet window, the engine ---- */
@@ -375,6 +544,7 @@ static int one_run(const struct sim_opts *o, uint64_t seed,
 		   struct sim_result *r, struct run_info *ri)
 {
 	struct sim_opts oo = *o;
+	struct sim_schedule sch;
 	struct sim_world w;
 	int err;
 
@@ -398,7 +568,13 @@ static int one_run(const struct sim_opts *o, uint64_t seed,
 	ri->nblocks = w.nblocks;
 	ri->nfaces = w.nfaces;
 	w.o = &oo;
-	err = sim_run(&w, r);
+	if (sim_schedule_build(&sch, &w, oo.quiet_ticks)) {
+		fprintf(stderr, "torus-sim: out of memory\n");
+		sim_world_free(&w);
+		return -ENOMEM;
+	}
+	err = sim_run(&w, &sch, r);
+	sim_schedule_free(&sch);
 	sim_world_free(&w);
 	return err;
 }
@@ -469,6 +645,16 @@ static void json_rounds_to_placed(struct json_writer *jw, int64_t rtp)
 		jsonw_s64(jw, rtp);
 }
 
+/* a tick, or null for "never" */
+static void json_tick(struct json_writer *jw, const char *name, int64_t t)
+{
+	jsonw_name(jw, name);
+	if (t < 0)
+		jsonw_null(jw);
+	else
+		jsonw_s64(jw, t);
+}
+
 static void json_reasons(struct json_writer *jw, const struct sim_result *r)
 {
 	unsigned int i;
@@ -520,6 +706,28 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 	json_float(jw, "bytes_per_node", "%.1f", r->bytes_per_node);
 	json_uint(jw, "bad_rx", r->bad_rx);
 	json_uint(jw, "oversize_msgs", r->oversize);
+	json_uint(jw, "queue_drops", r->queue_drops);
+	json_uint(jw, "refuted", r->refuted);
+	json_uint(jw, "moved", r->moved);
+	json_uint(jw, "moved_rewired", r->moved_rewired);
+	json_uint(jw, "moved_after_growth", r->moved_after_growth);
+	json_uint(jw, "wrong", r->wrong);
+	json_uint(jw, "wrong_coord", r->wrong_coord);
+	json_uint(jw, "wrong_dims", r->wrong_dims);
+	json_uint(jw, "wrong_portmap", r->wrong_portmap);
+	json_uint(jw, "wrong_frame", r->wrong_frame);
+	json_tick(jw, "first_wrong", r->first_wrong);
+	json_uint(jw, "wrong_checks", r->wrong_checks);
+	json_tick(jw, "converged_at", r->converged_at);
+	json_uint(jw, "last_event", r->last_event);
+	json_tick(jw, "grown_at", r->grown_at);
+	json_uint(jw, "liars", r->liars);
+	json_uint(jw, "msgs_lost", r->lost);
+	json_uint(jw, "msgs_duplicated", r->duplicated);
+	json_uint(jw, "msgs_delayed", r->delayed);
+	json_float(jw, "main_placed_fraction", "%.6g",
+		   r->main_component ?
+		   (double)r->main_placed / r->main_component : 1.0);
 	json_float(jw, "wall_s", "%.3f", r->wall_s);
 	json_float(jw, "node_steps_per_s", "%.0f",
 		   r->loop_s > 0 ? r->node_steps / r->loop_s : 0.0);
@@ -536,6 +744,8 @@ int main(int argc, char **argv)
 	double msgs = 0, bytes = 0, loop_s = 0;
 	uint64_t steps = 0;
 	unsigned int i, ok_runs = 0, conv_runs = 0, cons_runs = 0, bok = 0;
+	unsigned int wrong_runs = 0, moved_runs = 0;
+	double frac_sum = 0, frac_min = 1;
 	int64_t rtp = 0;
 	bool all_ok;
 	size_t harness = 0;
@@ -557,13 +767,14 @@ int main(int argc, char **argv)
 			fprintf(o.json ? stderr : stdout,
 				"run %u seed %llu: live %u placed %u "
 				"unplaced %u rounds %u to-placed %lld "
-				"consistent %s orientation %s (%.2f s)\n",
+				"consistent %s orientation %s wrong %u "
+				"moved %u (%.2f s)\n",
 				i + 1, (unsigned long long)r->seed, r->live,
 				r->placed, r->unplaced, r->rounds,
 				(long long)r->rounds_to_placed,
 				r->consistent ? "yes" : "NO",
 				r->orientation_ok ? "ok" : "failed",
-				r->wall_s);
+				r->wrong, r->moved, r->wall_s);
 		tot.live += r->live;
 		tot.placed += r->placed;
 		tot.unplaced += r->unplaced;
@@ -571,6 +782,30 @@ int main(int argc, char **argv)
 		tot.dropped += r->dropped;
 		tot.bad_rx += r->bad_rx;
 		tot.oversize += r->oversize;
+		tot.queue_drops += r->queue_drops;
+		tot.refuted += r->refuted;
+		tot.moved += r->moved;
+		tot.moved_rewired += r->moved_rewired;
+		tot.moved_after_growth += r->moved_after_growth;
+		tot.wrong += r->wrong;
+		tot.wrong_coord += r->wrong_coord;
+		tot.wrong_dims += r->wrong_dims;
+		tot.wrong_portmap += r->wrong_portmap;
+		tot.wrong_frame += r->wrong_frame;
+		tot.lost += r->lost;
+		tot.duplicated += r->duplicated;
+		tot.delayed += r->delayed;
+		wrong_runs += r->wrong > 0;
+		moved_runs += r->moved > 0;
+		{
+			double f = r->main_component ?
+				   (double)r->main_placed / r->main_component :
+				   1.0;
+
+			frac_sum += f;
+			if (f < frac_min)
+				frac_min = f;
+		}
 		tot.wall_s += r->wall_s;
 		if (r->rounds > tot.rounds)
 			tot.rounds = r->rounds;
@@ -596,7 +831,7 @@ int main(int argc, char **argv)
 		cons_runs += r->consistent;
 		merge_reasons(&tot, r);
 	}
-	all_ok = conv_runs == o.runs && cons_runs == o.runs;
+	all_ok = conv_runs == o.runs && cons_runs == o.runs && !wrong_runs;
 	sim_bound(&o, ri[0].nfaces, &b);
 	shape_str(shape, sizeof(shape), o.ndims, o.dims);
 	shape_str(bshape, sizeof(bshape), o.ndims, o.block);
@@ -646,6 +881,59 @@ int main(int argc, char **argv)
 			   loop_s > 0 ? steps / loop_s : 0.0);
 		json_float(jw, "orientation_success", "%.6g",
 			   (double)ok_runs / o.runs);
+		json_uint(jw, "runs_inconsistent", o.runs - cons_runs);
+		json_uint(jw, "runs_not_converged", o.runs - conv_runs);
+		json_uint(jw, "runs_wrong", wrong_runs);
+		json_uint(jw, "runs_moved", moved_runs);
+		json_uint(jw, "moved", tot.moved);
+		json_uint(jw, "moved_rewired", tot.moved_rewired);
+		json_uint(jw, "moved_after_growth", tot.moved_after_growth);
+		json_uint(jw, "wrong", tot.wrong);
+		json_uint(jw, "wrong_coord", tot.wrong_coord);
+		json_uint(jw, "wrong_dims", tot.wrong_dims);
+		json_uint(jw, "wrong_portmap", tot.wrong_portmap);
+		json_uint(jw, "wrong_frame", tot.wrong_frame);
+		json_float(jw, "main_placed_fraction_mean", "%.6g",
+			   frac_sum / o.runs);
+		json_float(jw, "main_placed_fraction_min", "%.6g", frac_min);
+		json_uint(jw, "oversize_msgs", tot.oversize);
+		json_uint(jw, "queue_drops", tot.queue_drops);
+		json_uint(jw, "refuted", tot.refuted);
+		json_uint(jw, "msgs_lost", tot.lost);
+		json_uint(jw, "msgs_duplicated", tot.duplicated);
+		json_uint(jw, "msgs_delayed", tot.delayed);
+		jsonw_name(jw, "time");
+		if (o.timed) {
+			jsonw_start_object(jw);
+			json_uint(jw, "start_spread", o.start_spread);
+			json_string(jw, "start_order",
+				    order_names[o.start_order]);
+			json_float(jw, "loss", "%g", o.loss);
+			json_float(jw, "dup", "%g", o.dup);
+			json_float(jw, "reorder", "%g", o.reorder);
+			json_uint(jw, "restarts", o.restarts);
+			json_string(jw, "restart_mode",
+				    restart_names[o.restart_fresh]);
+			json_uint(jw, "recables", o.recables);
+			json_uint(jw, "wrong_plugs", o.wrong_plugs);
+			jsonw_name(jw, "grow");
+			if (o.grow_axis >= 0) {
+				char g[16];
+
+				snprintf(g, sizeof(g), "%c:%u",
+					 AXES[o.grow_axis], o.grow_slabs);
+				jsonw_string(jw, g);
+			} else {
+				jsonw_null(jw);
+			}
+			json_uint(jw, "liars", o.liars);
+			json_string(jw, "liar_kind", liar_names[o.liar_kind]);
+			json_uint(jw, "hello_ticks", o.hello_ticks);
+			json_uint(jw, "dead_ticks", o.dead_ticks);
+			jsonw_end_object(jw);
+		} else {
+			jsonw_null(jw);
+		}
 		if (o.blocks)
 			json_float(jw, "block_orientation_success", "%.6g",
 				   (double)bok / o.runs);
@@ -736,9 +1024,30 @@ int main(int argc, char **argv)
 		if (b.have_eq8)
 			printf("                 Eq. 8 (BG/L as printed): "
 			       "%.10g = 1 - %.3g\n", b.eq8, b.eq8_fail);
+		printf("in time          wrong %u nodes (%u of %u runs), moved "
+		       "%u (%u runs; %u after growth), moved rewired %u\n",
+		       tot.wrong, wrong_runs, o.runs, tot.moved, moved_runs,
+		       tot.moved_after_growth, tot.moved_rewired);
+		if (tot.wrong)
+			printf("  wrong by       coordinates %u, extents %u, "
+			       "port map %u, frame %u\n", tot.wrong_coord,
+			       tot.wrong_dims, tot.wrong_portmap,
+			       tot.wrong_frame);
+		printf("main component   placed fraction mean %.4f, min %.4f\n",
+		       frac_sum / o.runs, frac_min);
+		if (o.timed)
+			printf("messages         lost %llu, duplicated %llu, "
+			       "delayed %llu\n",
+			       (unsigned long long)tot.lost,
+			       (unsigned long long)tot.duplicated,
+			       (unsigned long long)tot.delayed);
+		if (tot.queue_drops)
+			printf("queue drops      %llu face records not forwarded "
+			       "(the core's queue was full)\n",
+			       (unsigned long long)tot.queue_drops);
 		if (tot.oversize)
-			printf("warning: %u messages above TC_MSG_MAX (%d)\n",
-			       tot.oversize, TC_MSG_MAX);
+			printf("warning: %u messages above TC_MSG_MAX (%d) or "
+			       "not sent for it\n", tot.oversize, TC_MSG_MAX);
 	}
 	free(res);
 	free(ri);

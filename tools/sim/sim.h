@@ -25,6 +25,22 @@ enum sim_miswire {
 	SIM_MISWIRE_NODES,
 };
 
+/* in which order nodes are powered on over --start-spread */
+enum sim_start_order {
+	SIM_START_RANDOM,	/* uniform random start ticks */
+	SIM_START_IDS,		/* ascending id: the would-be leader last */
+	SIM_START_COORDS,	/* row-major, x fastest (the lab's order) */
+	SIM_START_AXES,		/* origin, x line, xy plane, ...: one axis
+				 * at a time, each group later */
+};
+
+enum sim_liar_kind {
+	SIM_LIAR_RANDOM,	/* random bytes, half behind a valid header */
+	SIM_LIAR_LYING,		/* well-formed records that lie */
+};
+
+#define SIM_MAX_DELAY	3	/* --reorder: up to this many rounds late */
+
 struct sim_opts {
 	unsigned int ndims;
 	uint16_t dims[TC_MAX_AXES];
@@ -41,6 +57,21 @@ struct sim_opts {
 	uint16_t dead_ticks;
 	uint16_t quiet_ticks;		/* 0: diameter + 2 */
 	uint16_t orient_ticks;		/* 0: the core's default */
+	/* time: see man torus-sim(8), "Time" */
+	bool timed;			/* any option below given */
+	uint32_t start_spread;		/* ticks */
+	enum sim_start_order start_order;
+	double loss, dup, reorder;	/* per message */
+	uint32_t restarts;
+	bool restart_fresh;		/* no placement to resume */
+	uint32_t recables;
+	uint32_t wrong_plugs;
+	int grow_axis;			/* -1: no growth */
+	uint16_t grow_slabs;
+	uint32_t liars;
+	enum sim_liar_kind liar_kind;
+	uint16_t mtu;			/* 0: messages of any length pass */
+	uint32_t truth_swaps;		/* test knob: a false truth */
 	bool json;
 	int verbose;
 };
@@ -105,7 +136,25 @@ struct sim_result {
 	bool blocks_ok;
 	double msgs_per_node, bytes_per_node;
 	uint64_t bad_rx, dropped;
-	uint32_t oversize;		/* messages above TC_MSG_MAX */
+	uint32_t oversize;		/* messages above TC_MSG_MAX or
+					 * --mtu; the core's unsent ones */
+	uint64_t queue_drops;		/* tc_stats.queue_drops, summed */
+	uint64_t refuted;		/* tc_stats.refuted, summed */
+	/* time */
+	uint32_t moved;			/* placed nodes that moved later */
+	uint32_t moved_rewired;		/* ... whose own cables changed */
+	uint32_t moved_after_growth;	/* moved, after the fabric grew */
+	uint32_t wrong;			/* nodes placed wrongly at some tick */
+	uint32_t wrong_coord, wrong_dims, wrong_portmap, wrong_frame;
+					/* ... by what was wrong the first
+					 * time (a node may count in several) */
+	int64_t first_wrong;		/* tick, -1: never */
+	uint32_t wrong_checks;		/* node views checked during the run */
+	int64_t converged_at;		/* tick, -1: not converged */
+	uint32_t last_event;		/* tick of the last scheduled event */
+	int64_t grown_at;		/* tick, -1: no growth */
+	uint32_t liars;
+	uint64_t lost, duplicated, delayed;
 	size_t state_bytes;		/* tc_node_size() */
 	size_t harness_bytes;		/* simulator's own, per node */
 	size_t queue_peak;		/* bytes in one round's queue, peak */
@@ -113,8 +162,49 @@ struct sim_result {
 	double loop_s, wall_s;
 };
 
+/*
+ * The history of one run (timeline.c): when each node is powered on,
+ * restarted, which cables are cut and plugged (right or wrong), the
+ * slabs added by --grow.  Within a tick events apply in the order of
+ * enum sim_ev_kind.
+ */
+enum sim_ev_kind {
+	SIM_EV_CUT,		/* cable (u, lu) - (v, lv) unplugged */
+	SIM_EV_PLUG,		/* plugged; @wrong: not the fabric's cable */
+	SIM_EV_STOP,		/* the daemon of u stops (restart) */
+	SIM_EV_START,		/* u is powered on, or its daemon restarts */
+};
+
+struct sim_event {
+	uint32_t tick;
+	uint8_t kind;
+	uint8_t lu, lv;
+	uint8_t wrong;
+	uint32_t u, v;
+};
+
+struct sim_schedule {
+	uint32_t *peer0;		/* wiring at tick 0, as world.peer */
+	struct sim_event *ev;		/* absolute ticks, sorted */
+	uint32_t nev;
+	struct sim_event *gev;		/* --grow: ticks after the growth */
+	uint32_t ngev;
+	uint8_t *liar;			/* per node: runs no core, lies */
+	uint8_t *grown;			/* per node: in the added slabs */
+	uint16_t dims0[TC_MAX_AXES];	/* true extents before growth */
+	uint32_t last_event;		/* tick of the last absolute event */
+	uint32_t initial_done;		/* every node not grown has started */
+	uint32_t nliars;
+	uint32_t *truth_of;		/* --truth-swap: whose true position
+					 * the checks take for a node */
+};
+
 /* world.c */
 uint64_t sim_splitmix(uint64_t *s);
+uint64_t sim_stream(uint64_t seed, unsigned int k);
+double sim_unif(uint64_t *s);
+uint32_t sim_below(uint64_t *s, uint32_t n);
+void sim_random_rot(struct sim_rot *r, unsigned int nd, uint64_t *s);
 int sim_world_build(struct sim_world *w, const struct sim_opts *o,
 		    uint64_t seed);
 void sim_world_free(struct sim_world *w);
@@ -125,8 +215,34 @@ void sim_node_config(const struct sim_world *w, uint32_t u,
 		     struct tc_config *cfg);
 unsigned int sim_diameter(const struct sim_opts *o, const uint16_t *dims);
 
+/* random streams of a seed, one per purpose (world.c, timeline.c) */
+enum sim_stream_id {
+	SIM_STREAM_IDS = 1, SIM_STREAM_ROT, SIM_STREAM_NODE, SIM_STREAM_CABLE,
+	SIM_STREAM_START, SIM_STREAM_FAULT, SIM_STREAM_NET, SIM_STREAM_LIAR,
+};
+
+/* timeline.c */
+int sim_schedule_build(struct sim_schedule *s, const struct sim_world *w,
+		       unsigned int quiet);
+void sim_schedule_free(struct sim_schedule *s);
+bool sim_in_slab(const struct sim_world *w, uint32_t u, unsigned int slab);
+
 /* engine.c */
-int sim_run(const struct sim_world *w, struct sim_result *res);
+int sim_run(const struct sim_world *w, const struct sim_schedule *s,
+	    struct sim_result *res);
+
+/* liar.c: a node that runs no core and sends random or lying records */
+struct sim_liar {
+	uint64_t id;
+	uint64_t rng;
+	uint64_t heard[TC_MAX_PORTS];	/* leader each neighbour claims */
+};
+void sim_liar_init(struct sim_liar *l, uint64_t id, uint64_t seed);
+void sim_liar_receive(struct sim_liar *l, uint8_t ndims, uint8_t port,
+		      const uint8_t *msg, size_t len);
+/* one tick: send on every port of @up through @out */
+void sim_liar_tick(struct sim_liar *l, const struct sim_opts *o,
+		   uint16_t up, const struct tc_output *out);
 
 /* bound.c */
 #define SIM_BOUND_MIN_N	5	/* smallest block edge Eq. 6 applies to */

@@ -16,8 +16,6 @@
 #include <string.h>
 #include "sim.h"
 
-enum { STREAM_IDS = 1, STREAM_ROT, STREAM_NODE, STREAM_CABLE };
-
 uint64_t sim_splitmix(uint64_t *s)
 {
 	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
@@ -27,7 +25,7 @@ uint64_t sim_splitmix(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-static uint64_t stream(uint64_t seed, unsigned int k)
+uint64_t sim_stream(uint64_t seed, unsigned int k)
 {
 	uint64_t s = seed ^ (0xd1b54a32d192ed03ULL * k);
 
@@ -36,12 +34,12 @@ static uint64_t stream(uint64_t seed, unsigned int k)
 }
 
 /* uniform in [0, 1) */
-static double unif(uint64_t *s)
+double sim_unif(uint64_t *s)
 {
 	return (sim_splitmix(s) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static uint32_t below(uint64_t *s, uint32_t n)
+uint32_t sim_below(uint64_t *s, uint32_t n)
 {
 	return (uint32_t)(((sim_splitmix(s) >> 32) * n) >> 32);
 }
@@ -98,7 +96,7 @@ static void random_rot(struct sim_rot *r, unsigned int nd,
 		if (cls[0] != i)
 			continue;		/* class done from its first member */
 		for (j = n; j > 1; j--) {
-			k = below(s, j);
+			k = sim_below(s, j);
 			t = perm[cls[j - 1]];
 			perm[cls[j - 1]] = perm[cls[k]];
 			perm[cls[k]] = t;
@@ -113,6 +111,11 @@ static void random_rot(struct sim_rot *r, unsigned int nd,
 	}
 	for (i = 0; i < 2 * nd; i++)
 		r->inv[r->fwd[i]] = i;
+}
+
+void sim_random_rot(struct sim_rot *r, unsigned int nd, uint64_t *s)
+{
+	random_rot(r, nd, NULL, s);
 }
 
 static void identity_rot(struct sim_rot *r, unsigned int nd)
@@ -135,9 +138,10 @@ uint32_t sim_block_of(const struct sim_world *w, uint32_t u)
 int sim_world_build(struct sim_world *w, const struct sim_opts *o,
 		    uint64_t seed)
 {
-	uint64_t sid = stream(seed, STREAM_IDS), srot = stream(seed, STREAM_ROT);
-	uint64_t snode = stream(seed, STREAM_NODE);
-	uint64_t scab = stream(seed, STREAM_CABLE);
+	uint64_t sid = sim_stream(seed, SIM_STREAM_IDS);
+	uint64_t srot = sim_stream(seed, SIM_STREAM_ROT);
+	uint64_t snode = sim_stream(seed, SIM_STREAM_NODE);
+	uint64_t scab = sim_stream(seed, SIM_STREAM_CABLE);
 	unsigned int a, nd = o->ndims, c[TC_MAX_AXES];
 	uint32_t u, n = 1;
 
@@ -195,7 +199,7 @@ int sim_world_build(struct sim_world *w, const struct sim_opts *o,
 	for (u = 0; u < n; u++) {
 		/* low 24 bits make ids unique, high bits order them */
 		w->ids[u] = (sim_splitmix(&sid) << 24 | 1ULL << 24) | u;
-		w->alive[u] = !(o->node_fail > 0 && unif(&snode) < o->node_fail);
+		w->alive[u] = !(o->node_fail > 0 && sim_unif(&snode) < o->node_fail);
 		w->live += w->alive[u];
 		if (o->miswire == SIM_MISWIRE_BLOCKS) {
 			sim_coords(w, u, c);
@@ -224,7 +228,7 @@ int sim_world_build(struct sim_world *w, const struct sim_opts *o,
 			else
 				continue;
 			w->cables++;
-			if (o->link_fail > 0 && unif(&scab) < o->link_fail) {
+			if (o->link_fail > 0 && sim_unif(&scab) < o->link_fail) {
 				w->dead_cables++;
 				continue;
 			}
