@@ -612,9 +612,11 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 {
 	const struct tc_nbr *nb = &n->nbr[src];
 	unsigned int k, nd = n->cfg.ndims;
+	struct tc_node old;
 
 	if (nb->leader != n->leader) {
 		/* its extent record is the frame's: start from it */
+		memcpy(&old, n, sizeof(old));
 		if (nb->flags & NB_EXTENT) {
 			memcpy(n->gcd, nb->gcd, sizeof(n->gcd));
 			memcpy(n->cmin, nb->cmin, sizeof(n->cmin));
@@ -629,6 +631,16 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 			memcpy(n->cmax, coord, sizeof(n->cmax));
 			tc_open_reset(n);
 		}
+		memcpy(n->R, R, sizeof(n->R));
+		/* a frame whose rings we can refute is not joined at all */
+		for (k = 0; k < nd; k++)
+			if (tc_ring_refuted(n, k, n->gcd[k])) {
+				old.stats.refuted++;
+				memcpy(n, &old, sizeof(old));
+				return;
+			}
+		/* placed again only in the new frame, once it decides */
+		n->flags &= ~TN_PLACED;
 	}
 	if (nb->leader != n->leader || memcmp(R, n->R, nd) ||
 	    memcmp(coord, n->coord, nd * sizeof(int16_t)))
@@ -637,11 +649,6 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 	memcpy(n->R, R, sizeof(n->R));
 	memcpy(n->coord, coord, nd * sizeof(int16_t));
 	for (k = 0; k < nd; k++) {
-		/* a ring the frame claims that we can refute stays open */
-		if (tc_ring_refuted(n, k, n->gcd[k])) {
-			n->stats.refuted++;
-			n->gcd[k] = 0;
-		}
 		if (coord[k] < n->cmin[k])
 			n->cmin[k] = coord[k];
 		if (coord[k] > n->cmax[k])
