@@ -186,6 +186,10 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 	n->leader = v->leader;
 	memcpy(n->R, R, sizeof(n->R));
 	tc_open_reset(n);	/* the kernel's placement was decided */
+	/* the cables the kernel forwards on were verified before */
+	for (g = 0; g < tc_nports(n); g++)
+		if (v->portmap[g] != TC_NONE)
+			n->vports |= (uint16_t)(1u << v->portmap[g]);
 	for (k = 0; k < n->cfg.ndims; k++) {
 		n->coord[k] = v->coord[k];
 		n->gcd[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;
@@ -218,6 +222,7 @@ void tc_port_state(struct tc_node *n, uint8_t port, bool up)
 		n->up |= 1u << port;
 	} else {
 		n->up &= ~(1u << port);
+		n->vports &= ~(1u << port);
 		tc_nbr_drop(n, port);
 	}
 }
@@ -403,6 +408,7 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 
 	nb = &n->nbr[port];
 	if (nb->id != m.id || nb->peer_port != m.port) {
+		n->vports &= ~(1u << port);
 		tc_nbr_clear(n, port);
 		nb->id = m.id;
 		nb->peer_port = m.port;
@@ -1055,6 +1061,15 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	return false;
 }
 
+/* the node across @p is one of our frame that knows where the cable lands */
+static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
+{
+	const struct tc_nbr *nb = &n->nbr[p];
+
+	return nb->id && (nb->flags & NB_FRAME) && nb->leader == n->leader &&
+	       nb->R[nb->peer_port >> 1] != TC_NONE;
+}
+
 /*
  * A cable that contradicted our frame while both ends were placed stays
  * out of the port map until it is unplugged or another node answers on
@@ -1064,6 +1079,11 @@ static void tc_note_miswired(struct tc_node *n)
 {
 	unsigned int p;
 
+	for (p = 0; p < tc_nports(n); p++)
+		if ((n->up & (1u << p)) && !(n->nbr[p].flags & NB_MISWIRED) &&
+		    n->R[p >> 1] != TC_NONE && tc_far_end_known(n, p) &&
+		    !tc_miswired(n, (uint8_t)p))
+			n->vports |= (uint16_t)(1u << p);
 	if (!(n->flags & TN_PLACED))
 		return;
 	for (p = 0; p < tc_nports(n); p++) {
@@ -1073,6 +1093,7 @@ static void tc_note_miswired(struct tc_node *n)
 		    n->R[p >> 1] == TC_NONE || !tc_miswired(n, (uint8_t)p))
 			continue;
 		nb->flags |= NB_MISWIRED;
+		n->vports &= ~(1u << p);
 		tc_changed(n);
 	}
 }
@@ -1248,11 +1269,10 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		/*
 		 * Only a cable whose far end we know to be where it leads:
 		 * a node of our frame, heard since the cable came up (a
-		 * cable just plugged in may lead anywhere).
+		 * cable just plugged in may lead anywhere); a few lost
+		 * hellos do not take it out again.
 		 */
-		if (!n->nbr[p].id || !(n->nbr[p].flags & NB_FRAME) ||
-		    n->nbr[p].leader != n->leader ||
-		    n->nbr[p].R[n->nbr[p].peer_port >> 1] == TC_NONE)
+		if (!(n->vports & (1u << p)) && !tc_far_end_known(n, p))
 			continue;
 		g = tc_dir_apply(n->R, p);
 		if (flips & (1u << (g >> 1)))
