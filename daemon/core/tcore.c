@@ -1001,30 +1001,22 @@ static bool tc_smaller_than_block(const struct tc_node *n)
 }
 
 /*
- * On a ring of two both cables join the same two nodes, and squares
- * cannot tell them apart: the node at coordinate 1 takes the sign that
- * makes each cable "+" at one end and "-" at the other, as seen by its
- * neighbor at 0.  Returns the global axes whose sign the view flips.
+ * On a ring of two both cables join the same two nodes, and no wiring
+ * tells "+" from "-": the sign of a cable follows its labels instead of
+ * the frame map (whose sign on such an axis depends on the path it was
+ * derived along).  At coordinate 0 a port's own label sign is the
+ * cable's; at 1, the opposite of the label it lands on at the node at 0.
+ * Both ends agree, and neither changes while the cable stays.
  */
-static uint8_t tc_ring2_flips(const struct tc_node *n, const uint8_t *coord)
+static uint8_t tc_ring2_dir(const struct tc_node *n, const uint8_t *coord,
+			    uint8_t p, uint8_t g)
 {
-	uint8_t flips = 0;
-	unsigned int p;
+	uint8_t k = g >> 1, far;
 
-	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
-		uint8_t g, gq;
-
-		if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
-		    n->R[p >> 1] == TC_NONE ||
-		    nb->R[nb->peer_port >> 1] == TC_NONE)
-			continue;
-		g = tc_dir_apply(n->R, p);
-		gq = tc_dir_apply(nb->R, nb->peer_port);
-		if (n->gcd[g >> 1] == 2 && coord[g >> 1] == 1 && g != (gq ^ 1))
-			flips |= 1u << (g >> 1);
-	}
-	return flips;
+	if (!coord[k])
+		return TORUS_DIR(k, p & 1);
+	far = (n->vports & (1u << p)) ? n->vpeer[p] : n->nbr[p].peer_port;
+	return TORUS_DIR(k, !(far & 1));
 }
 
 /*
@@ -1082,8 +1074,10 @@ static void tc_note_miswired(struct tc_node *n)
 	for (p = 0; p < tc_nports(n); p++)
 		if ((n->up & (1u << p)) && !(n->nbr[p].flags & NB_MISWIRED) &&
 		    n->R[p >> 1] != TC_NONE && tc_far_end_known(n, p) &&
-		    !tc_miswired(n, (uint8_t)p))
+		    !tc_miswired(n, (uint8_t)p)) {
 			n->vports |= (uint16_t)(1u << p);
+			n->vpeer[p] = n->nbr[p].peer_port;
+		}
 	if (!(n->flags & TN_PLACED))
 		return;
 	for (p = 0; p < tc_nports(n); p++) {
@@ -1207,7 +1201,6 @@ void tc_tick(struct tc_node *n)
 void tc_view(const struct tc_node *n, struct tc_view *v)
 {
 	unsigned int k, p;
-	uint8_t flips;
 
 	memset(v, 0, sizeof(*v));
 	v->ndims = n->cfg.ndims;
@@ -1255,7 +1248,6 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		v->dims[k] = (uint16_t)ext;
 		v->coord[k] = (uint8_t)c;
 	}
-	flips = tc_ring2_flips(n, v->coord);
 	for (p = 0; p < tc_nports(n); p++) {
 		uint8_t g;
 
@@ -1275,8 +1267,8 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		if (!(n->vports & (1u << p)) && !tc_far_end_known(n, p))
 			continue;
 		g = tc_dir_apply(n->R, p);
-		if (flips & (1u << (g >> 1)))
-			g ^= 1;
+		if (n->gcd[g >> 1] == 2)
+			g = tc_ring2_dir(n, v->coord, (uint8_t)p, g);
 		v->portmap[g] = p;
 	}
 }

@@ -100,6 +100,7 @@ struct tc_node {
 	uint16_t hello_in;	/* ticks to the next keepalive */
 	uint16_t up;		/* ports with carrier */
 	uint16_t vports;	/* ports whose far end was verified since up */
+	uint8_t vpeer[TC_MAX_PORTS];	/* ... and the label it lands on */
 	uint8_t flags;
 	uint8_t reason;		/* enum tc_reason */
 	uint8_t nq;		/* queued face records */
