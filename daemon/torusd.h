@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "install.h"
 #include "options.h"
 #include "tcore.h"
 #include "tnl.h"
@@ -22,6 +23,8 @@
 #define TD_MAX_CATCHUP		10	/* ticks run at once after a stall */
 #define TD_RX_BUDGET		64	/* frames read per port per wakeup */
 #define TD_FRAME_BUF		9216
+/* the abstract socket of the daemon of one node device (per netns) */
+#define TD_CTRL_NAME		"torusd/%s"
 
 /* one port of the node, indexed by its label */
 struct td_port {
@@ -32,6 +35,7 @@ struct td_port {
 	bool		carrier;	/* as last told to the core */
 	int		fd;		/* packet socket, -1 if none */
 	uint64_t	tx, tx_err, rx, rx_bad;
+	uint64_t	unresolved_since;	/* tick + 1, 0: not unresolved */
 };
 
 struct torusd {
@@ -52,6 +56,8 @@ struct torusd {
 
 	struct td_port	ports[TC_MAX_PORTS];
 	uint32_t	kmap[TORUS_MAX_DIRS];	/* the kernel's port map */
+	uint8_t		refused[TORUS_MAX_DIRS];	/* enum td_refusal */
+	uint32_t	nbr_sum;	/* the neighbors as the install saw them */
 	uint16_t	warned_labels;	/* labels ignored, said once */
 	uint16_t	bad_labels;	/* new labels the core refused */
 
@@ -61,13 +67,18 @@ struct torusd {
 	bool		need_resync;	/* re-dump the ports */
 	bool		state_dirty;	/* rewrite the --state-file */
 	uint64_t	retry_tick;	/* 0, or when to retry a failed sync */
-	uint64_t	ticks;
+	uint64_t	ticks;		/* ticks run since the core started */
+	uint64_t	epoch_ns;	/* CLOCK_MONOTONIC of tick 0 */
+	uint64_t	wake_tick;	/* the tick the timer is armed for */
+	bool		input;		/* input since the last tick */
+	uint64_t	wakeups;	/* epoll_wait returns */
 
 	int		epfd;
 	int		tfd;		/* timerfd: the tick */
 	int		sfd;		/* signalfd */
 	int		lockfd;		/* abstract socket: one daemon/node */
 	int		pidfd;
+	int		readyfd;	/* pipe to the parent until ready, -1 */
 	bool		stop;
 	int		exit_code;
 };
