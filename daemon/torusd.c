@@ -1272,7 +1272,8 @@ static void on_netlink(struct torusd *d)
 
 /*
  * A query on the daemon's socket (@torusd/DEV, per network namespace):
- * "neighbors" is answered with the neighbor table, one line per port.
+ * "neighbors" is answered with the neighbor table, one line per port,
+ * "stats" with the loop's wake-ups (all, and by the timer) and ticks.
  */
 static void on_ctrl(struct torusd *d)
 {
@@ -1300,6 +1301,11 @@ static void on_ctrl(struct torusd *d)
 			fprintf(f, "ok\n");
 			state_info(d, &si, nbrs);
 			td_state_nbr_text(f, &si);
+		} else if (!strcmp(req, "stats")) {
+			fprintf(f, "ok\nwakeups=%" PRIu64 " timer_wakeups=%" PRIu64
+				" ticks=%" PRIu64 " sleep=%s\n", d->wakeups,
+				d->timer_wakeups, d->ticks,
+				d->opts.sleep ? "yes" : "no");
 		} else {
 			fprintf(f, "error unknown request '%s'\n", req);
 		}
@@ -1692,6 +1698,7 @@ static void run(struct torusd *d)
 
 			switch (TAG_KIND(tag)) {
 			case TAG_TIMER:
+				d->timer_wakeups++;
 				on_tick(d);
 				break;
 			case TAG_SIGNAL:

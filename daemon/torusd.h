@@ -72,6 +72,7 @@ struct torusd {
 	uint64_t	wake_tick;	/* the tick the timer is armed for */
 	bool		input;		/* input since the last tick */
 	uint64_t	wakeups;	/* epoll_wait returns */
+	uint64_t	timer_wakeups;	/* ... for the timer */
 
 	int		epfd;
 	int		tfd;		/* timerfd: the tick */
