@@ -7,14 +7,18 @@
  *    leader, coordinates, extents and wrap flags; only what differs
  *    from the kernel is written.
  *  - A port serves a global direction only when its cable is verified:
- *    the neighbor is heard, its cable's axis map resolved, and when it
- *    is in our frame its offset is ours plus one step that way.  A
- *    conflicting cable, or a neighbor that is somewhere else (a cable
+ *    the node across is in our frame at our offset plus one step that
+ *    way (whether or not the core resolved the cable's axis map: near
+ *    faults the squares that resolve it may be missing), or the cable
+ *    is resolved and the node across has not told its frame yet.  A
+ *    conflicting cable, or a node across that is somewhere else (a cable
  *    plugged into the wrong node), is left out of the map: the kernel
  *    drops what would go that way and counts it (no_port).  A cable not
- *    yet verified (nobody heard yet, or unresolved for less than the
- *    grace) keeps what the kernel has, so a restarted daemon does not
- *    cut traffic while it hears its neighbors again, but is not added.
+ *    verified either way (nobody heard yet, a node in another frame, or
+ *    unresolved for less than the grace) keeps what the kernel has, so
+ *    a restarted daemon does not cut traffic while it hears its
+ *    neighbors again, but is not added; unresolved past the grace, it
+ *    goes.
  *  - An unplaced view never unplaces a placed kernel (a restart that
  *    has not found the fabric again, or discovery re-running): the
  *    kernel keeps forwarding.  Otherwise the state and reason go in.
@@ -141,29 +145,30 @@ static bool port_serves(const struct td_install_in *in, uint8_t g,
 		*why = TD_REFUSE_ABSENT;
 		return false;
 	}
-	switch (p->nbr.status) {
-	case TC_NBR_CONFLICT:
+	if (p->nbr.status == TC_NBR_CONFLICT) {
 		*why = TD_REFUSE_CONFLICT;
 		return false;
-	case TC_NBR_RESOLVED:
-		if (p->nbr.has_frame && p->nbr.leader == v->leader &&
-		    !offset_fits(v, &p->nbr, g)) {
-			*why = TD_REFUSE_MISPLACED;
-			return false;
-		}
-		if (!p->nbr.has_frame || p->nbr.leader == v->leader)
-			return true;
-		/* in another frame: not verified either way yet */
-		break;
-	case TC_NBR_UNRESOLVED:
-		if (p->unresolved_ticks >= in->unresolved_grace) {
-			*why = TD_REFUSE_UNRESOLVED;
-			return false;
-		}
-		break;
-	default:	/* nobody heard: a silent or restarting neighbor */
-		break;
 	}
+	/*
+	 * The node across is in our frame: its own position says whether
+	 * the cable leads where the direction does, resolved or not (near
+	 * faults a cable may lack the squares that resolve it).
+	 */
+	if (p->nbr.status != TC_NBR_NONE && p->nbr.has_frame &&
+	    p->nbr.leader == v->leader) {
+		if (offset_fits(v, &p->nbr, g))
+			return true;
+		*why = TD_REFUSE_MISPLACED;
+		return false;
+	}
+	if (p->nbr.status == TC_NBR_RESOLVED && !p->nbr.has_frame)
+		return true;
+	if (p->nbr.status == TC_NBR_UNRESOLVED &&
+	    p->unresolved_ticks >= in->unresolved_grace) {
+		*why = TD_REFUSE_UNRESOLVED;
+		return false;
+	}
+	/* nobody heard yet, or another frame: not verified either way */
 	if (!in_kernel)
 		*why = TD_REFUSE_UNRESOLVED;
 	return in_kernel;

@@ -396,7 +396,9 @@ UNIT_TEST(install_unresolved_cable_grace)
 	uint8_t pz = TORUS_DIR(2, 0);
 
 	fixture_init(&f);
+	/* unresolved, and the node across has not told its frame */
 	f.ports[pz].nbr.status = TC_NBR_UNRESOLVED;
+	f.ports[pz].nbr.has_frame = false;
 	f.ports[pz].unresolved_ticks = 5;
 	/* not verified: not added */
 	decide(&f);
@@ -419,6 +421,26 @@ UNIT_TEST(install_unresolved_cable_grace)
 	UNIT_STREQ(actions(&f), "map");
 	UNIT_CHECK(f.plan.act[0].map[pz] == 0);
 	UNIT_CHECK(f.plan.refused[pz] == TD_REFUSE_UNRESOLVED);
+}
+
+UNIT_TEST(install_unresolved_cable_in_place)
+{
+	struct fixture f;
+	uint8_t pz = TORUS_DIR(2, 0);
+
+	/* no square resolves it (next to a fault), but the node across sits
+	 * one step along +z in our frame: the cable leads there */
+	fixture_init(&f);
+	f.ports[pz].nbr.status = TC_NBR_UNRESOLVED;
+	f.ports[pz].unresolved_ticks = 400;
+	decide(&f);
+	UNIT_CHECK(f.plan.act[0].map[pz] == f.ports[pz].ifindex);
+	UNIT_CHECK(!f.plan.refused[pz]);
+	/* elsewhere in our frame: a cable into the wrong node */
+	f.ports[pz].nbr.offset[1] += 1;
+	decide(&f);
+	UNIT_CHECK(f.plan.act[0].map[pz] == 0);
+	UNIT_CHECK(f.plan.refused[pz] == TD_REFUSE_MISPLACED);
 }
 
 UNIT_TEST(install_absent_port)
@@ -445,6 +467,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(install_conflicting_cable_not_mapped),
 	UNIT_CASE(install_wrong_node_not_mapped),
 	UNIT_CASE(install_unresolved_cable_grace),
+	UNIT_CASE(install_unresolved_cable_in_place),
 	UNIT_CASE(install_absent_port),
 };
 

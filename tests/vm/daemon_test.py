@@ -154,6 +154,19 @@ def faulty_rack():
             failed += ["%s->%s" % (p["from"], f) for f in p["failed"]]
         figures["all_pairs"] = {"sources": len(placed), "must": must,
                                 "ok": ok}
+        if failed:
+            srcs = sorted({f.split("->")[0] for f in failed})
+            print("# failing sources: %s" % " ".join(srcs), flush=True)
+            for ns in sorted(lab.procs):
+                with open(os.path.join(lab.run_dir, ns + ".log")) as f:
+                    for ln in f:
+                        if "does not serve" in ln or "refused" in ln:
+                            print("# %s: %s" % (ns, ln.strip()), flush=True)
+            for ns in srcs[:3]:
+                print("# %s neighbors:\n%s" % (
+                    ns, torus(ns, "neighbor", "show")), flush=True)
+                print("# %s ports:\n%s" % (
+                    ns, torus(ns, "port", "show")), flush=True)
         assert must > len(placed) * 30, "only %d pairs must work" % must
         assert not failed, "%d of %d pairs failed: %s" % (
             len(failed), must, " ".join(failed[:6]))
