@@ -20,7 +20,7 @@
 #define TD_MAX_KPORTS		64	/* ports of one node in a dump */
 #define TD_AUDIT_MS		5000	/* re-read the kernel this often */
 #define TD_RETRY_MS		1000	/* retry a failed install */
-#define TD_MAX_CATCHUP		10	/* ticks run at once after a stall */
+#define TD_MAX_CATCHUP		10	/* ticks past the armed one run after a stall */
 #define TD_RX_BUDGET		64	/* frames read per port per wakeup */
 #define TD_FRAME_BUF		9216
 /* the abstract socket of the daemon of one node device (per netns) */
