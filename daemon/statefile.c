@@ -144,6 +144,30 @@ void td_state_nbr_text(FILE *f, const struct td_state_info *si)
 	}
 }
 
+void td_fmt_coord(char *buf, size_t len, const uint8_t *v, unsigned int n)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u",
+					i ? "," : "", v[i]);
+}
+
+void td_fmt_dims(char *buf, size_t len, const uint16_t *v, uint8_t wrap,
+		     unsigned int n)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u%s",
+					i ? "x" : "", v[i],
+					wrap & (1u << i) ? "" : "(mesh)");
+}
+
 void td_state_json(FILE *f, const struct td_state_info *si)
 {
 	const struct tc_view *v = si->view;

@@ -38,6 +38,11 @@ const char *td_role_name(uint8_t role);
 /* "+x" .. "-e", "?" for anything else */
 const char *td_dir_name(uint8_t dir);
 
+/* "1,2,3" and "4x4x2(mesh)" for logs */
+void td_fmt_coord(char *buf, size_t len, const uint8_t *v, unsigned int n);
+void td_fmt_dims(char *buf, size_t len, const uint16_t *v, uint8_t wrap,
+		 unsigned int n);
+
 void td_state_json(FILE *f, const struct td_state_info *si);
 /*
  * The neighbor table as lines of "key=value" words, one per port (what

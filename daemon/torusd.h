@@ -84,4 +84,23 @@ struct torusd {
 	int		exit_code;
 };
 
+struct td_state_info;
+struct td_state_nbr;
+
+/* torusd.c: re-read the node's ports; labels new to the core in *new */
+int ports_resync(struct torusd *d, uint16_t *new_labels);
+
+/* kernel.c: the kernel side */
+/* the core's view changed? log it and install it */
+void check_view(struct torusd *d);
+/* make the kernel hold what install.c decides; retried on failure */
+void kernel_sync(struct torusd *d);
+/* follow each cable's resolution: a change calls for kernel_sync() */
+void watch_nbrs(struct torusd *d);
+/* a request failed: exit if the node device or the module is gone */
+void node_gone(struct torusd *d, int err);
+void state_info(struct torusd *d, struct td_state_info *si,
+		struct td_state_nbr *nbrs);
+void write_state(struct torusd *d);
+
 #endif /* TORUSD_H */
