@@ -1701,6 +1701,10 @@ def _text_result(res):
     for b in res.get("portmaps_bad", [])[:10]:
         lines.append("  %s port %s serves %s, expected %s" % (
             b["ns"], b["port"], b["global_dir"], b["expected"]))
+    for ns, a in sorted((res.get("addresses_wrong") or {}).items())[:10]:
+        lines.append("  %s plan addresses %s, torusd should give %s" % (
+            ns, " ".join(a["got"] or []) or "none",
+            " ".join(a["want"]) or "none"))
     for e in res.get("exited", []):
         lines.append("  torusd in %s exited with %s" % (e["ns"],
                                                        e["status"]))
