@@ -14,7 +14,7 @@
 #include "tcore.h"
 #include "tnl.h"
 
-#define TD_MAX_ADDRS		16	/* addresses of the node device read */
+#define TD_MAX_ADDRS		16	/* node device addresses read */
 #define TD_MAX_ACTIONS		(2 + 2 * TD_MAX_ADDRS)
 
 /* one port of the node, by label, as the install decision needs it */
@@ -30,11 +30,11 @@ struct td_install_in {
 	uint64_t		id;
 	const struct tc_view	*view;
 	const struct td_knode	*kn;		/* the kernel's node */
-	const uint32_t		*kmap;		/* [dir] = port ifindex, 0 */
+	const uint32_t		*kmap;		/* [dir] = ifindex, 0 */
 	const struct td_iport	*ports;		/* [label] */
 	const struct td_addr	*kaddrs;	/* the device's addresses */
 	unsigned int		nkaddrs;
-	bool			addresses;	/* manage the plan addresses */
+	bool			addresses;	/* manage plan addresses */
 	/* a cable unresolved this long does not serve its direction */
 	uint32_t		unresolved_grace;
 	/* the daemon exits: the plan addresses go, the kernel stays */

@@ -123,7 +123,8 @@ static void gather_ports(struct torusd *d, struct td_iport *ip)
 		ip[l].ifindex = p->ifindex;
 		if (d->node)
 			tc_nbr_info(d->node, (uint8_t)l, &ip[l].nbr);
-		if (ip[l].nbr.status == TC_NBR_UNRESOLVED && p->unresolved_since)
+		if (ip[l].nbr.status == TC_NBR_UNRESOLVED &&
+		    p->unresolved_since)
 			ip[l].unresolved_ticks =
 				(uint32_t)(d->ticks + 1 - p->unresolved_since);
 	}
@@ -187,7 +188,8 @@ static void log_refusals(struct torusd *d, const struct td_install_plan *pl)
 				 td_refusal_name(pl->refused[g]));
 		else if (d->refused[g])
 			log_info("direction %s: %s", td_dir_name((uint8_t)g),
-				 label < TC_MAX_PORTS ? "the cable is verified" :
+				 label < TC_MAX_PORTS ?
+				 "the cable is verified" :
 				 "no longer mapped by discovery");
 	}
 	memcpy(d->refused, pl->refused, sizeof(d->refused));
@@ -241,11 +243,12 @@ static int apply_plan(struct torusd *d, const struct td_install_plan *pl)
 			    (a->kind == TD_ACT_ADDR_ADD && err == -EEXIST))
 				err = 0;
 			if (!err) {
+				bool add = a->kind == TD_ACT_ADDR_ADD;
+
 				td_addr_fmt(&a->addr, buf, sizeof(buf));
-				log_notice("%s %s %s", a->kind == TD_ACT_ADDR_ADD ?
-					   "address" : "removed address", buf,
-					   a->kind == TD_ACT_ADDR_ADD ?
-					   "added" : "by the plan");
+				log_notice("%s %s %s",
+					   add ? "address" : "removed address",
+					   buf, add ? "added" : "by the plan");
 			}
 			break;
 		default:
