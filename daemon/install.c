@@ -6,19 +6,19 @@
  *  - A placed view is installed: port map, then node id, state, role,
  *    leader, coordinates, extents and wrap flags; only what differs
  *    from the kernel is written.
- *  - A port serves a global direction only when its cable is verified:
- *    the node across is in our frame at our offset plus one step that
- *    way (whether or not the core resolved the cable's axis map: near
- *    faults the squares that resolve it may be missing), or the cable
- *    is resolved and the node across has not told its frame yet.  A
- *    conflicting cable, or a node across that is somewhere else (a cable
- *    plugged into the wrong node), is left out of the map: the kernel
- *    drops what would go that way and counts it (no_port).  A cable not
- *    verified either way (nobody heard yet, a node in another frame, or
- *    unresolved for less than the grace) keeps what the kernel has, so
- *    a restarted daemon does not cut traffic while it hears its
- *    neighbors again, but is not added; unresolved past the grace, it
- *    goes.
+ *  - A port serves the global direction discovery gives it unless its
+ *    cable is refuted: its evidence conflicts, the node across is in
+ *    our frame but not at our offset plus one step that way (a cable
+ *    plugged into the wrong node), or it stayed unresolved longer than
+ *    the grace.  A refuted cable is left out of the map: the kernel
+ *    drops what would go that way and counts it (no_port).  The node
+ *    across in our frame at the right place verifies a cable whether or
+ *    not the core resolved its axis map (near faults the squares that
+ *    resolve it may be missing).  A cable not verified yet (nobody
+ *    heard, a node in another frame, unresolved within the grace) is
+ *    installed: the port map is also the orientation a restarted daemon
+ *    resumes from, and leaving such ports out made resumed nodes
+ *    re-follow and move during power-up.
  *  - An unplaced view never unplaces a placed kernel (a restart that
  *    has not found the fabric again, or discovery re-running): the
  *    kernel keeps forwarding.  Otherwise the state and reason go in.
@@ -131,14 +131,16 @@ static bool offset_fits(const struct tc_view *v, const struct tc_nbr_info *nb,
 }
 
 /*
- * May port @p serve global direction @g?  True to install it; false
- * with *@why set (or TD_REFUSE_NONE when the kernel's entry is kept).
+ * May port @p serve global direction @g?  Yes unless the cable is
+ * refuted (*@why says how): the kernel's port map also records the
+ * node's orientation, which a restarted daemon resumes from, so a cable
+ * not verified yet (nobody heard, a node in another frame, unresolved
+ * for less than the grace) is installed as discovery oriented it.
  */
 static bool port_serves(const struct td_install_in *in, uint8_t g,
 			const struct td_iport *p, uint8_t *why)
 {
 	const struct tc_view *v = in->view;
-	bool in_kernel = in->kmap[g] && in->kmap[g] == p->ifindex;
 
 	*why = TD_REFUSE_NONE;
 	if (!p->present) {
@@ -161,17 +163,12 @@ static bool port_serves(const struct td_install_in *in, uint8_t g,
 		*why = TD_REFUSE_MISPLACED;
 		return false;
 	}
-	if (p->nbr.status == TC_NBR_RESOLVED && !p->nbr.has_frame)
-		return true;
 	if (p->nbr.status == TC_NBR_UNRESOLVED &&
 	    p->unresolved_ticks >= in->unresolved_grace) {
 		*why = TD_REFUSE_UNRESOLVED;
 		return false;
 	}
-	/* nobody heard yet, or another frame: not verified either way */
-	if (!in_kernel)
-		*why = TD_REFUSE_UNRESOLVED;
-	return in_kernel;
+	return true;
 }
 
 static bool node_matches(const struct td_knode *kn,
