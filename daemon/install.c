@@ -18,7 +18,9 @@
  *    heard, a node in another frame, unresolved within the grace) is
  *    installed: the port map is also the orientation a restarted daemon
  *    resumes from, and leaving such ports out made resumed nodes
- *    re-follow and move during power-up.
+ *    re-follow and move during power-up.  A direction the view gives no
+ *    port keeps the kernel's port while nobody is heard across it (a
+ *    restarted daemon, a neighbor whose daemon died): transit goes on.
  *  - An unplaced view never unplaces a placed kernel (a restart that
  *    has not found the fabric again, or discovery re-running): the
  *    kernel keeps forwarding.  Otherwise the state and reason go in.
@@ -171,6 +173,37 @@ static bool port_serves(const struct td_install_in *in, uint8_t g,
 	return true;
 }
 
+/*
+ * A direction the view gives no port, served in the kernel by a port
+ * whose node across has not been heard (yet): keep it.  That is a
+ * restarted daemon before the hellos are back, or a neighbor whose
+ * daemon died while its kernel forwards; a cable to a node that is
+ * heard is judged by the view and port_serves() instead.
+ */
+static void keep_unheard(const struct td_install_in *in,
+			 uint32_t map[TORUS_MAX_DIRS])
+{
+	unsigned int g, l, h;
+
+	for (g = 0; g < TORUS_MAX_DIRS; g++) {
+		if (map[g] || !in->kmap[g] ||
+		    in->view->portmap[g] < TC_MAX_PORTS)
+			continue;
+		for (l = 0; l < TC_MAX_PORTS; l++) {
+			const struct td_iport *p = &in->ports[l];
+			bool used = false;
+
+			if (!p->present || p->ifindex != in->kmap[g] ||
+			    p->nbr.status != TC_NBR_NONE)
+				continue;
+			for (h = 0; h < TORUS_MAX_DIRS; h++)
+				used |= map[h] == p->ifindex;
+			if (!used)
+				map[g] = p->ifindex;
+		}
+	}
+}
+
 static bool node_matches(const struct td_knode *kn,
 			 const struct td_node_req *r)
 {
@@ -277,6 +310,7 @@ void td_install_decide(const struct td_install_in *in,
 					&plan->refused[i]))
 				map[i] = in->ports[label].ifindex;
 		}
+		keep_unheard(in, map);
 		if (memcmp(map, in->kmap, sizeof(map))) {
 			a = add_action(plan, TD_ACT_PORTMAP);
 			memcpy(a->map, map, sizeof(map));

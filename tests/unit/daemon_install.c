@@ -445,6 +445,26 @@ UNIT_TEST(install_unresolved_cable_in_place)
 	UNIT_CHECK(f.plan.refused[pz] == TD_REFUSE_MISPLACED);
 }
 
+UNIT_TEST(install_keeps_kernel_port_nobody_heard)
+{
+	struct fixture f;
+	uint8_t pz = TORUS_DIR(2, 0);
+
+	fixture_init(&f);
+	decide(&f);
+	apply(&f);
+	/* restarted: the view has no direction for +z yet, nobody heard */
+	f.view.portmap[pz] = TORUS_DIR_NONE;
+	f.ports[pz].nbr.status = TC_NBR_NONE;
+	decide(&f);
+	UNIT_STREQ(actions(&f), "");
+	/* heard, and still not given +z by the view: it goes */
+	f.ports[pz].nbr.status = TC_NBR_UNRESOLVED;
+	decide(&f);
+	UNIT_STREQ(actions(&f), "map");
+	UNIT_CHECK(f.plan.act[0].map[pz] == 0);
+}
+
 UNIT_TEST(install_absent_port)
 {
 	struct fixture f;
@@ -470,6 +490,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(install_wrong_node_not_mapped),
 	UNIT_CASE(install_unresolved_cable_grace),
 	UNIT_CASE(install_unresolved_cable_in_place),
+	UNIT_CASE(install_keeps_kernel_port_nobody_heard),
 	UNIT_CASE(install_absent_port),
 };
 
