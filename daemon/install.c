@@ -19,8 +19,9 @@
  *    installed: the port map is also the orientation a restarted daemon
  *    resumes from, and leaving such ports out made resumed nodes
  *    re-follow and move during power-up.  A direction the view gives no
- *    port keeps the kernel's port while nobody is heard across it (a
- *    restarted daemon, a neighbor whose daemon died): transit goes on.
+ *    port keeps the kernel's port unless its cable is refuted (a
+ *    restarted daemon before its neighbors' records hold still, a
+ *    neighbor whose daemon died): transit goes on.
  *  - An unplaced view never unplaces a placed kernel (a restart that
  *    has not found the fabric again, or discovery re-running): the
  *    kernel keeps forwarding.  Otherwise the state and reason go in.
@@ -175,15 +176,16 @@ static bool port_serves(const struct td_install_in *in, uint8_t g,
 
 /*
  * A direction the view gives no port, served in the kernel by a port
- * whose node across has not been heard (yet): keep it.  That is a
- * restarted daemon before the hellos are back, or a neighbor whose
- * daemon died while its kernel forwards; a cable to a node that is
- * heard is judged by the view and port_serves() instead.
+ * whose cable is not refuted (port_serves()): keep it.  That is a
+ * restarted daemon before its neighbors' records are back and held
+ * still, or a neighbor whose daemon died while its kernel forwards:
+ * transit goes on.  A refuted cable goes.
  */
-static void keep_unheard(const struct td_install_in *in,
-			 uint32_t map[TORUS_MAX_DIRS])
+static void keep_unrefuted(const struct td_install_in *in,
+			   uint32_t map[TORUS_MAX_DIRS])
 {
 	unsigned int g, l, h;
+	uint8_t why;
 
 	for (g = 0; g < TORUS_MAX_DIRS; g++) {
 		if (map[g] || !in->kmap[g] ||
@@ -194,7 +196,7 @@ static void keep_unheard(const struct td_install_in *in,
 			bool used = false;
 
 			if (!p->present || p->ifindex != in->kmap[g] ||
-			    p->nbr.status != TC_NBR_NONE)
+			    !port_serves(in, (uint8_t)g, p, &why))
 				continue;
 			for (h = 0; h < TORUS_MAX_DIRS; h++)
 				used |= map[h] == p->ifindex;
@@ -310,7 +312,7 @@ void td_install_decide(const struct td_install_in *in,
 					&plan->refused[i]))
 				map[i] = in->ports[label].ifindex;
 		}
-		keep_unheard(in, map);
+		keep_unrefuted(in, map);
 		if (memcmp(map, in->kmap, sizeof(map))) {
 			a = add_action(plan, TD_ACT_PORTMAP);
 			memcpy(a->map, map, sizeof(map));

@@ -445,7 +445,7 @@ UNIT_TEST(install_unresolved_cable_in_place)
 	UNIT_CHECK(f.plan.refused[pz] == TD_REFUSE_MISPLACED);
 }
 
-UNIT_TEST(install_keeps_kernel_port_nobody_heard)
+UNIT_TEST(install_keeps_kernel_port_until_refuted)
 {
 	struct fixture f;
 	uint8_t pz = TORUS_DIR(2, 0);
@@ -458,8 +458,13 @@ UNIT_TEST(install_keeps_kernel_port_nobody_heard)
 	f.ports[pz].nbr.status = TC_NBR_NONE;
 	decide(&f);
 	UNIT_STREQ(actions(&f), "");
-	/* heard, and still not given +z by the view: it goes */
+	/* heard, at the right place, records not held still yet: kept */
 	f.ports[pz].nbr.status = TC_NBR_UNRESOLVED;
+	f.ports[pz].unresolved_ticks = 3;
+	decide(&f);
+	UNIT_STREQ(actions(&f), "");
+	/* elsewhere in the frame: refuted, it goes */
+	f.ports[pz].nbr.offset[0] += 1;
 	decide(&f);
 	UNIT_STREQ(actions(&f), "map");
 	UNIT_CHECK(f.plan.act[0].map[pz] == 0);
@@ -490,7 +495,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(install_wrong_node_not_mapped),
 	UNIT_CASE(install_unresolved_cable_grace),
 	UNIT_CASE(install_unresolved_cable_in_place),
-	UNIT_CASE(install_keeps_kernel_port_nobody_heard),
+	UNIT_CASE(install_keeps_kernel_port_until_refuted),
 	UNIT_CASE(install_absent_port),
 };
 
