@@ -67,8 +67,7 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 
 		if (!nb->id)
 			continue;
-		/* new records are usable from the tick after next (held) */
-		if (nb->silent >= n->cfg.dead_ticks || !nb->held)
+		if (nb->silent >= n->cfg.dead_ticks)
 			return 1;
 		next = tc_min(next, (uint32_t)(n->cfg.dead_ticks -
 					       nb->silent) + 1);
