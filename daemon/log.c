@@ -2,7 +2,11 @@
 /*
  * log.c - torusd logging
  *
- * In the foreground (-f) everything goes to stderr.  Otherwise to syslog
+ * In the foreground (-f) everything goes to stderr, each line opened by
+ * its syslog priority as "<N>" (sd-daemon(3)), so the journal files it
+ * at the right level when a service manager runs torusd -f; the
+ * journal stamps lines itself (JOURNAL_STREAM is set), a terminal or a
+ * log file gets a timestamp after the prefix.  Otherwise to syslog
  * (facility daemon), and until the daemon has detached its warnings and
  * errors also to stderr, so that a start-up failure reaches whoever
  * started it.
@@ -10,6 +14,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -20,6 +25,7 @@ static bool log_stderr = true;
 static bool log_syslog;
 static bool log_foreground;
 static int log_debug;
+static bool log_journal;
 
 void td_log_init(const char *ident, int foreground, int debug)
 {
@@ -27,6 +33,7 @@ void td_log_init(const char *ident, int foreground, int debug)
 	log_foreground = foreground;
 	log_debug = debug;
 	log_stderr = true;
+	log_journal = getenv("JOURNAL_STREAM") != NULL;
 	if (!foreground && !log_syslog) {
 		openlog(log_ident, LOG_PID | LOG_NDELAY, LOG_DAEMON);
 		log_syslog = true;
@@ -91,7 +98,19 @@ void td_log(int prio, const char *fmt, ...)
 	if (log_syslog)
 		syslog(prio, "%s", msg);
 	/* a daemon still starting says only what went wrong on stderr */
-	if (log_stderr && (log_foreground || prio <= LOG_WARNING)) {
+	if (log_stderr && log_foreground && log_journal) {
+		fprintf(stderr, "<%d>%s\n", prio, msg);
+	} else if (log_stderr && log_foreground) {
+		struct timespec ts;
+		struct tm tm;
+		char when[32];
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		localtime_r(&ts.tv_sec, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+		fprintf(stderr, "<%d>%s.%03ld %s[%s]: %s\n", prio, when,
+			ts.tv_nsec / 1000000, log_ident, prio_name(prio), msg);
+	} else if (log_stderr && prio <= LOG_WARNING) {
 		struct timespec ts;
 		struct tm tm;
 		char when[32];

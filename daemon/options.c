@@ -18,6 +18,8 @@ void td_opts_init(struct td_opts *o)
 	o->dead_ms = TD_DEAD_MS_DEFAULT;
 	o->quiet_ms = TD_QUIET_MS_DEFAULT;
 	o->orient_ms = TD_ORIENT_MS_DEFAULT;
+	o->addresses = true;
+	o->sleep = true;
 }
 
 /* an unsigned number, decimal or 0x hex, the whole string */
@@ -138,6 +140,19 @@ int td_opt_set(struct td_opts *o, const char *name, const char *value,
 			return -1;
 		}
 		strcpy(o->ifname, value);
+	} else if (!strcmp(name, "addresses") || !strcmp(name, "sleep")) {
+		if (parse_bool(value, &b)) {
+			snprintf(err, errlen, "%s: yes or no expected, not '%s'",
+				 name, value);
+			return -1;
+		}
+		*(!strcmp(name, "sleep") ? &o->sleep : &o->addresses) = b;
+	} else if (!strcmp(name, "no-addresses") || !strcmp(name, "no-sleep")) {
+		if (value) {
+			snprintf(err, errlen, "%s takes no value", name);
+			return -1;
+		}
+		*(!strcmp(name, "no-sleep") ? &o->sleep : &o->addresses) = false;
 	} else if (!strcmp(name, "foreground") || !strcmp(name, "debug")) {
 		if (!strcmp(name, "debug") && value &&
 		    !parse_range(value, 0, 2, &v)) {

@@ -41,6 +41,8 @@ struct td_opts {
 	uint8_t		block_coord[TC_MAX_AXES];
 	unsigned int	block_ndims;
 	uint16_t	block_dims[TC_MAX_AXES];
+	bool		addresses;	/* install the plan addresses */
+	bool		sleep;		/* sleep to the core's next deadline */
 	char		config[PATH_MAX];
 	char		pidfile[PATH_MAX];
 	char		statefile[PATH_MAX];

@@ -9,6 +9,10 @@
  *   coord, dims, wrap    arrays, one entry per axis, empty unless placed
  *   portmap              object: global direction -> port name, from
  *                        the oriented state on, {} before
+ *   neighbors            array, one object per port of the node: port,
+ *                        label, carrier, status, id, peer_port, leader,
+ *                        placed, silent, serves, want, refused (see
+ *                        td_state_nbr_text())
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "install.h"
 #include "json_print.h"
 #include "statefile.h"
 
@@ -62,6 +67,105 @@ const char *td_dir_name(uint8_t dir)
 	};
 
 	return dir < TORUS_MAX_DIRS ? names[dir] : "?";
+}
+
+const char *td_nbr_status_name(uint8_t status)
+{
+	switch (status) {
+	case TC_NBR_NONE:
+		return "none";
+	case TC_NBR_UNRESOLVED:
+		return "unresolved";
+	case TC_NBR_CONFLICT:
+		return "conflict";
+	case TC_NBR_RESOLVED:
+		return "resolved";
+	}
+	return "unknown";
+}
+
+static const char *dir_or_dash(uint8_t dir)
+{
+	return dir < TORUS_MAX_DIRS ? td_dir_name(dir) : "-";
+}
+
+static void nbr_json(struct json_writer *jw, uint8_t label,
+		     const struct td_state_nbr *n)
+{
+	if (!n->present)
+		return;
+	jsonw_start_object(jw);
+	jsonw_name(jw, "port");
+	jsonw_string(jw, n->ifname ? n->ifname : "");
+	jsonw_name(jw, "label");
+	jsonw_string(jw, td_dir_name(label));
+	jsonw_name(jw, "carrier");
+	jsonw_bool(jw, n->nbr.carrier);
+	jsonw_name(jw, "status");
+	jsonw_string(jw, td_nbr_status_name(n->nbr.status));
+	jsonw_name(jw, "id");
+	jsonw_u64_string(jw, n->nbr.id);
+	jsonw_name(jw, "peer_port");
+	jsonw_string(jw, dir_or_dash(n->nbr.peer_port));
+	jsonw_name(jw, "leader");
+	jsonw_u64_string(jw, n->nbr.leader);
+	jsonw_name(jw, "placed");
+	jsonw_bool(jw, n->nbr.placed);
+	jsonw_name(jw, "silent");
+	jsonw_u64(jw, n->nbr.silent);
+	jsonw_name(jw, "serves");
+	jsonw_string(jw, dir_or_dash(n->dir));
+	jsonw_name(jw, "want");
+	jsonw_string(jw, dir_or_dash(n->want));
+	jsonw_name(jw, "refused");
+	jsonw_string(jw, n->refused ? td_refusal_name(n->refused) : "-");
+	jsonw_end_object(jw);
+}
+
+void td_state_nbr_text(FILE *f, const struct td_state_info *si)
+{
+	unsigned int l;
+
+	for (l = 0; si->nbrs && l < TC_MAX_PORTS; l++) {
+		const struct td_state_nbr *n = &si->nbrs[l];
+
+		if (!n->present)
+			continue;
+		fprintf(f, "port=%s label=%s carrier=%s status=%s id=%" PRIu64
+			" peer_port=%s leader=%" PRIu64 " placed=%s silent=%u"
+			" serves=%s want=%s refused=%s\n",
+			n->ifname ? n->ifname : "?", td_dir_name((uint8_t)l),
+			n->nbr.carrier ? "up" : "down",
+			td_nbr_status_name(n->nbr.status), n->nbr.id,
+			dir_or_dash(n->nbr.peer_port), n->nbr.leader,
+			n->nbr.placed ? "yes" : "no", n->nbr.silent,
+			dir_or_dash(n->dir), dir_or_dash(n->want),
+			n->refused ? td_refusal_name(n->refused) : "-");
+	}
+}
+
+void td_fmt_coord(char *buf, size_t len, const uint8_t *v, unsigned int n)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u",
+					i ? "," : "", v[i]);
+}
+
+void td_fmt_dims(char *buf, size_t len, const uint16_t *v, uint8_t wrap,
+		     unsigned int n)
+{
+	size_t off = 0;
+	unsigned int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < n && off < len; i++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%u%s",
+					i ? "x" : "", v[i],
+					wrap & (1u << i) ? "" : "(mesh)");
 }
 
 void td_state_json(FILE *f, const struct td_state_info *si)
@@ -125,6 +229,13 @@ void td_state_json(FILE *f, const struct td_state_info *si)
 		}
 	}
 	jsonw_end_object(jw);
+	if (si->nbrs) {
+		jsonw_name(jw, "neighbors");
+		jsonw_start_array(jw);
+		for (i = 0; i < TC_MAX_PORTS; i++)
+			nbr_json(jw, (uint8_t)i, &si->nbrs[i]);
+		jsonw_end_array(jw);
+	}
 	jsonw_end_object(jw);
 	/* ends the line */
 	jsonw_destroy(&jw);

@@ -11,6 +11,16 @@
 
 #include "tcore.h"
 
+/* one port of the node and the node across it */
+struct td_state_nbr {
+	bool			present;
+	const char		*ifname;
+	struct tc_nbr_info	nbr;
+	uint8_t			dir;	 /* it serves in the kernel, or NONE */
+	uint8_t			want;	 /* discovery gives it, or NONE */
+	uint8_t			refused; /* enum td_refusal: why not */
+};
+
 struct td_state_info {
 	const char		*ifname;
 	uint64_t		id;
@@ -19,6 +29,8 @@ struct td_state_info {
 	const char		*port_names[TC_MAX_PORTS];
 	/* the kernel holds the placed view (coordinates and port map) */
 	bool			installed;
+	/* by label; NULL: no neighbor table */
+	const struct td_state_nbr *nbrs;
 };
 
 const char *td_state_name(uint8_t state);
@@ -26,7 +38,21 @@ const char *td_role_name(uint8_t role);
 /* "+x" .. "-e", "?" for anything else */
 const char *td_dir_name(uint8_t dir);
 
+/* "1,2,3" and "4x4x2(mesh)" for logs */
+void td_fmt_coord(char *buf, size_t len, const uint8_t *v, unsigned int n);
+void td_fmt_dims(char *buf, size_t len, const uint16_t *v, uint8_t wrap,
+		 unsigned int n);
+
 void td_state_json(FILE *f, const struct td_state_info *si);
+/*
+ * The neighbor table as lines of "key=value" words, one per port (what
+ * torusd answers "torus neighbor show" with):
+ *   port= label= carrier=up|down status=none|unresolved|conflict|resolved
+ *   id= peer_port= leader= placed=yes|no silent= serves= want= refused=
+ * Ids in decimal, directions like +x, "-" for none.
+ */
+void td_state_nbr_text(FILE *f, const struct td_state_info *si);
+const char *td_nbr_status_name(uint8_t status);
 /* write @path atomically (temporary file + rename): 0 or -errno */
 int td_state_write(const char *path, const struct td_state_info *si);
 

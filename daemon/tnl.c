@@ -15,7 +15,9 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include <linux/if_addr.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 
 #include "tnl.h"
 
@@ -150,8 +152,10 @@ static int talk_err(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 	return NL_STOP;
 }
 
-static int talk(struct td_nl *nl, struct nl_msg *msg, uint8_t cmd,
-		int (*parse)(struct nlmsghdr *, void *), void *arg)
+/* send @msg on @sk, feed replies to @parse, wait for the ACK or DONE */
+static int talk_on(struct td_nl *nl, struct nl_sock *sk, const char *what,
+		   struct nl_msg *msg,
+		   int (*parse)(struct nlmsghdr *, void *), void *arg)
 {
 	struct talk t = { .nl = nl, .parse = parse, .arg = arg };
 	struct nl_cb *cb;
@@ -160,7 +164,7 @@ static int talk(struct td_nl *nl, struct nl_msg *msg, uint8_t cmd,
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb) {
 		snprintf(nl->err, sizeof(nl->err), "%s: out of memory",
-			 cmd_name(cmd));
+			 what);
 		return -ENOMEM;
 	}
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, talk_valid, &t);
@@ -168,29 +172,35 @@ static int talk(struct td_nl *nl, struct nl_msg *msg, uint8_t cmd,
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, talk_ack, &t);
 	nl_cb_err(cb, NL_CB_CUSTOM, talk_err, &t);
 
-	err = nl_send_auto(nl->req, msg);
+	err = nl_send_auto(sk, msg);
 	if (err < 0) {
 		snprintf(nl->err, sizeof(nl->err), "%s: send: %s",
-			 cmd_name(cmd), nl_geterror(err));
+			 what, nl_geterror(err));
 		nl_cb_put(cb);
 		return -EIO;
 	}
 	while (!t.done) {
-		err = nl_recvmsgs(nl->req, cb);
+		err = nl_recvmsgs(sk, cb);
 		if (err < 0 && !t.done) {
 			snprintf(nl->err, sizeof(nl->err), "%s: receive: %s",
-				 cmd_name(cmd), nl_geterror(err));
+				 what, nl_geterror(err));
 			nl_cb_put(cb);
 			return -EIO;
 		}
 	}
 	nl_cb_put(cb);
 	if (t.error) {
-		snprintf(nl->err, sizeof(nl->err), "%s: %s", cmd_name(cmd),
+		snprintf(nl->err, sizeof(nl->err), "%s: %s", what,
 			 t.msg[0] ? t.msg : strerror(-t.error));
 		return t.error;
 	}
 	return 0;
+}
+
+static int talk(struct td_nl *nl, struct nl_msg *msg, uint8_t cmd,
+		int (*parse)(struct nlmsghdr *, void *), void *arg)
+{
+	return talk_on(nl, nl->req, cmd_name(cmd), msg, parse, arg);
 }
 
 static struct nl_msg *request(struct td_nl *nl, uint8_t cmd, int flags,
@@ -285,6 +295,13 @@ int td_nl_open(struct td_nl *nl)
 			 TORUS_GENL_MCGRP_EVENTS, nl_geterror(err));
 		goto fail;
 	}
+	nl->rt = nl_socket_alloc();
+	if (!nl->rt || nl_connect(nl->rt, NETLINK_ROUTE) < 0) {
+		snprintf(nl->err, sizeof(nl->err), "rtnetlink socket failed");
+		goto fail;
+	}
+	setsockopt(nl_socket_get_fd(nl->rt), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &(int){ 1 }, sizeof(int));
 	/* a burst of carrier events must not overrun us; resync if it does */
 	nl_socket_set_buffer_size(nl->ev, TD_NL_EVRCVBUF, 0);
 	nl_socket_set_nonblocking(nl->ev);
@@ -301,10 +318,18 @@ void td_nl_close(struct td_nl *nl)
 		nl_socket_free(nl->ev);
 	if (nl->req)
 		nl_socket_free(nl->req);
+	if (nl->rt)
+		nl_socket_free(nl->rt);
+	nl->rt = NULL;
 	free(nl->evbuf);
 	nl->ev = NULL;
 	nl->req = NULL;
 	nl->evbuf = NULL;
+}
+
+bool td_nl_family_gone(struct td_nl *nl)
+{
+	return genl_ctrl_resolve(nl->req, TORUS_GENL_NAME) < 0;
 }
 
 int td_nl_event_fd(const struct td_nl *nl)
@@ -566,6 +591,110 @@ int td_nl_portmap_set(struct td_nl *nl, uint32_t ifindex,
 nomsg:
 	nlmsg_free(msg);
 	return no_msg(nl, TORUS_CMD_PORTMAP_SET);
+}
+
+/* ---- rtnetlink: the node device's addresses ---- */
+
+struct addr_dump {
+	uint32_t	ifindex;
+	struct td_addr	*addrs;
+	unsigned int	max;
+	unsigned int	n;
+	bool		overflow;
+};
+
+static int addr_dump_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[IFA_MAX + 1];
+	struct addr_dump *d = arg;
+	struct ifaddrmsg *ifa;
+	struct nlattr *at;
+	struct td_addr a;
+	int len;
+
+	if (nlh->nlmsg_type != RTM_NEWADDR ||
+	    nlmsg_parse(nlh, sizeof(*ifa), tb, IFA_MAX, NULL))
+		return 0;
+	ifa = nlmsg_data(nlh);
+	if (ifa->ifa_index != d->ifindex ||
+	    (ifa->ifa_family != AF_INET && ifa->ifa_family != AF_INET6))
+		return 0;
+	/* IFA_LOCAL is the address itself for IPv4 (IFA_ADDRESS the peer) */
+	at = tb[IFA_LOCAL] ? tb[IFA_LOCAL] : tb[IFA_ADDRESS];
+	len = ifa->ifa_family == AF_INET ? 4 : 16;
+	if (!at || nla_len(at) != len)
+		return 0;
+	memset(&a, 0, sizeof(a));
+	a.family = ifa->ifa_family;
+	a.prefixlen = ifa->ifa_prefixlen;
+	memcpy(a.addr, nla_data(at), (size_t)len);
+	if (d->n >= d->max) {
+		d->overflow = true;
+		return 0;
+	}
+	d->addrs[d->n++] = a;
+	return 0;
+}
+
+int td_nl_addr_dump(struct td_nl *nl, uint32_t ifindex,
+		    struct td_addr *addrs, unsigned int max, unsigned int *n)
+{
+	struct addr_dump d = { .ifindex = ifindex, .addrs = addrs,
+			       .max = max };
+	struct ifaddrmsg ifa = { .ifa_family = AF_UNSPEC };
+	struct nl_msg *msg;
+	int err;
+
+	*n = 0;
+	msg = nlmsg_alloc_simple(RTM_GETADDR, NLM_F_REQUEST | NLM_F_DUMP);
+	if (!msg || nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO)) {
+		nlmsg_free(msg);
+		snprintf(nl->err, sizeof(nl->err),
+			 "address dump: cannot build the message");
+		return -ENOMEM;
+	}
+	err = talk_on(nl, nl->rt, "address dump", msg, addr_dump_parse, &d);
+	nlmsg_free(msg);
+	*n = d.n;
+	if (!err && d.overflow) {
+		snprintf(nl->err, sizeof(nl->err),
+			 "address dump: more than %u addresses", max);
+		err = -E2BIG;
+	}
+	return err;
+}
+
+int td_nl_addr_change(struct td_nl *nl, uint32_t ifindex,
+		      const struct td_addr *a, bool add)
+{
+	struct ifaddrmsg ifa = {
+		.ifa_family = a->family,
+		.ifa_prefixlen = a->prefixlen,
+		.ifa_index = ifindex,
+	};
+	int len = a->family == AF_INET ? 4 : 16, err;
+	const char *what = add ? "address add" : "address delete";
+	struct nl_msg *msg;
+
+	/* IPv6: usable at once, the plan gives every node its own address */
+	if (a->family == AF_INET6)
+		ifa.ifa_flags = IFA_F_NODAD;
+	msg = nlmsg_alloc_simple(add ? RTM_NEWADDR : RTM_DELADDR,
+				 NLM_F_REQUEST | NLM_F_ACK |
+				 (add ? NLM_F_CREATE | NLM_F_REPLACE : 0));
+	if (!msg || nlmsg_append(msg, &ifa, sizeof(ifa), NLMSG_ALIGNTO) ||
+	    nla_put(msg, IFA_LOCAL, len, a->addr) ||
+	    nla_put(msg, IFA_ADDRESS, len, a->addr) ||
+	    (a->family == AF_INET6 &&
+	     nla_put_u32(msg, IFA_FLAGS, IFA_F_NODAD))) {
+		nlmsg_free(msg);
+		snprintf(nl->err, sizeof(nl->err), "%s: cannot build the message",
+			 what);
+		return -ENOMEM;
+	}
+	err = talk_on(nl, nl->rt, what, msg, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
 }
 
 /* ---- events ---- */

@@ -21,6 +21,7 @@ struct nl_sock;
 struct td_nl {
 	struct nl_sock	*req;
 	struct nl_sock	*ev;
+	struct nl_sock	*rt;		/* rtnetlink: the device's addresses */
 	int		family;
 	int		grp;
 	uint8_t		*evbuf;
@@ -66,6 +67,13 @@ struct td_node_req {
 	uint8_t		wrap;
 };
 
+/* an address of a device (RTM_NEWADDR) */
+struct td_addr {
+	uint8_t		family;		/* AF_INET, AF_INET6 */
+	uint8_t		prefixlen;
+	uint8_t		addr[16];	/* 4 bytes for AF_INET */
+};
+
 /* a multicast event */
 struct td_event {
 	uint8_t		cmd;		/* TORUS_CMD_NODE_EVENT, _PORT_EVENT */
@@ -79,6 +87,8 @@ typedef void (*td_event_cb)(void *arg, const struct td_event *ev);
 int td_nl_open(struct td_nl *nl);
 void td_nl_close(struct td_nl *nl);
 int td_nl_event_fd(const struct td_nl *nl);
+/* the family cannot be resolved any more: torus.ko was unloaded */
+bool td_nl_family_gone(struct td_nl *nl);
 
 int td_nl_node_get(struct td_nl *nl, uint32_t ifindex, struct td_knode *kn);
 /* ports of node @ifindex; -E2BIG if more than @max (the first @max kept) */
@@ -90,6 +100,13 @@ int td_nl_node_set(struct td_nl *nl, uint32_t ifindex,
 /* replace the port map: @map[global dir] = port ifindex, 0 unmapped */
 int td_nl_portmap_set(struct td_nl *nl, uint32_t ifindex,
 		      const uint32_t map[TORUS_MAX_DIRS]);
+
+/* addresses of device @ifindex (rtnetlink); -E2BIG past @max */
+int td_nl_addr_dump(struct td_nl *nl, uint32_t ifindex,
+		    struct td_addr *addrs, unsigned int max, unsigned int *n);
+/* add (usable at once: no DAD) or remove one address */
+int td_nl_addr_change(struct td_nl *nl, uint32_t ifindex,
+		      const struct td_addr *a, bool add);
 
 /*
  * Read every pending event and call @cb for each.  0 when drained,

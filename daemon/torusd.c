@@ -4,12 +4,14 @@
  *
  * One daemon per node device.  It wraps the sans-I/O protocol core
  * (daemon/core) in one epoll loop that owns every descriptor: a timerfd
- * for the core's clock tick, one AF_PACKET socket per port for control
- * frames, a generic netlink socket for the module's events and a
- * signalfd.  Whenever the core's view changes the result is installed
- * into torus.ko (node id, coordinates, extents, wrap flags, state, role
- * and the port map) and only what differs from the kernel is rewritten,
- * so the daemon can be restarted without disturbing forwarding.
+ * armed for the core's next deadline (it sleeps through ticks that have
+ * nothing to do), one AF_PACKET socket per port for control frames, a
+ * generic netlink socket for the module's events, a signalfd and the
+ * abstract socket @torusd/DEV that answers queries.  Whenever the core's
+ * view changes the result is installed into torus.ko (kernel.c carries
+ * out what install.c decides), and only what differs from the kernel is
+ * rewritten, so the daemon can be restarted without disturbing
+ * forwarding.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +48,7 @@ enum {
 	TAG_SIGNAL,
 	TAG_NETLINK,
 	TAG_PORT,
+	TAG_CTRL,
 };
 
 #define TAG(kind, label)	(((uint64_t)(kind) << 32) | (label))
@@ -73,6 +76,8 @@ static const struct option long_opts[] = {
 	{ "block-dims",	required_argument,	NULL, 0 },
 	{ "pidfile",	required_argument,	NULL, 0 },
 	{ "state-file",	required_argument,	NULL, 0 },
+	{ "no-addresses", no_argument,		NULL, 0 },
+	{ "no-sleep",	no_argument,		NULL, 0 },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -84,7 +89,8 @@ static void usage(FILE *f)
 "Usage: torusd -i DEV [-f] [-d[d]] [-c CONFIG] [--id ID]\n"
 "              [--tick MS] [--hello MS] [--dead MS] [--quiet MS] [--orient MS]\n"
 "              [--axes N] [--block ID --block-coord COORD --block-dims DIMS]\n"
-"              [--pidfile FILE] [--state-file FILE]\n"
+"              [--pidfile FILE] [--state-file FILE] [--no-addresses]\n"
+"              [--no-sleep]\n"
 "       torusd {-h | --help | -V | --version}\n"
 "\n"
 "Discovers the node's coordinates in a torus/mesh fabric and installs them\n"
@@ -108,10 +114,15 @@ static void usage(FILE *f)
 "      --block-dims D    the block's extents, e.g. 2x2x2\n"
 "      --pidfile FILE    write the daemon's pid there\n"
 "      --state-file FILE write the daemon's view there as JSON\n"
+"      --no-addresses    do not install the plan addresses on DEV\n"
+"      --no-sleep        run every tick instead of sleeping to the next\n"
+"                        deadline (to compare wake-ups)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"
-"Needs CAP_NET_ADMIN and CAP_NET_RAW.  See torusd(8).\n",
+"Signals: SIGHUP re-reads the settings (resuming the placement), SIGUSR1\n"
+"rediscovers from scratch (after recabling), SIGTERM exits.  Needs\n"
+"CAP_NET_ADMIN and CAP_NET_RAW.  See torusd(8).\n",
 		TD_TICK_MS_DEFAULT, TD_HELLO_MS_DEFAULT, TD_DEAD_MS_DEFAULT,
 		TD_QUIET_MS_DEFAULT);
 }
@@ -221,52 +232,6 @@ static int parse_settings(struct td_opts *o, int argc, char **argv,
 	return 0;
 }
 
-/* ---- printing ---- */
-
-static void fmt_coord(char *buf, size_t len, const uint8_t *v, unsigned int n)
-{
-	size_t off = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u",
-					i ? "," : "", v[i]);
-}
-
-static void fmt_dims(char *buf, size_t len, const uint16_t *v, uint8_t wrap,
-		     unsigned int n)
-{
-	size_t off = 0;
-	unsigned int i;
-
-	buf[0] = '\0';
-	for (i = 0; i < n && off < len; i++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u%s",
-					i ? "x" : "", v[i],
-					wrap & (1u << i) ? "" : "(mesh)");
-}
-
-static void fmt_portmap(const struct torusd *d, const struct tc_view *v,
-			char *buf, size_t len)
-{
-	size_t off = 0;
-	unsigned int dir;
-
-	buf[0] = '\0';
-	for (dir = 0; dir < TC_MAX_PORTS && off < len; dir++) {
-		uint8_t label = v->portmap[dir];
-
-		if (label >= TC_MAX_PORTS)
-			continue;
-		off += (size_t)snprintf(buf + off, len - off, "%s%s=%s",
-					off ? " " : "",
-					td_dir_name((uint8_t)dir),
-					d->ports[label].present ?
-					d->ports[label].ifname : "?");
-	}
-}
-
 /* ---- ports and packet sockets ---- */
 
 static int epoll_add(struct torusd *d, int fd, uint64_t tag)
@@ -346,8 +311,10 @@ static void core_port_state(struct torusd *d, uint8_t label, bool up)
 	p->carrier = up;
 	log_info("port %s (%s): carrier %s", p->ifname, td_dir_name(label),
 		 up ? "up" : "down");
-	if (d->node && (d->cfg.ports & (1u << label)))
+	if (d->node && (d->cfg.ports & (1u << label))) {
 		tc_port_state(d->node, label, up);
+		d->input = true;
+	}
 }
 
 /* the axes of the fabric: --axes, else the highest port label's axis + 1 */
@@ -371,7 +338,7 @@ static uint8_t board_ndims(const struct torusd *d,
  * gets the labels that appeared and the core does not know.  0, or
  * -errno if the dump failed.
  */
-static int ports_resync(struct torusd *d, uint16_t *new_labels)
+int ports_resync(struct torusd *d, uint16_t *new_labels)
 {
 	struct td_kport kp[TD_MAX_KPORTS];
 	bool seen[TC_MAX_PORTS] = { false };
@@ -569,8 +536,8 @@ static int core_start(struct torusd *d)
 	if (cfg.block_mode) {
 		char c[64], dm[64];
 
-		fmt_coord(c, sizeof(c), cfg.block_coord, cfg.ndims);
-		fmt_dims(dm, sizeof(dm), cfg.block_dims, 0xff, cfg.ndims);
+		td_fmt_coord(c, sizeof(c), cfg.block_coord, cfg.ndims);
+		td_fmt_dims(dm, sizeof(dm), cfg.block_dims, 0xff, cfg.ndims);
 		log_info("block %" PRIu32 ": the node is at (%s) in a %s block",
 			 cfg.block_id, c, dm);
 	}
@@ -612,256 +579,116 @@ static bool core_resume(struct torusd *d, const struct td_knode *kn)
 	return !err;
 }
 
-/* ---- the kernel ---- */
-
-static bool kernel_matches(const struct torusd *d, const struct td_knode *kn,
-			   const struct td_node_req *r,
-			   const uint32_t map[TORUS_MAX_DIRS])
+/*
+ * Start a fresh core and, when the kernel holds a placement, resume it:
+ * start-up, a reload and new port labels all go through here, so none
+ * of them renumbers a placed fabric.  A forced rediscovery does not
+ * resume.  0, or -1 if the core could not be started.
+ */
+static int core_restart(struct torusd *d, bool resume)
 {
-	unsigned int i;
+	struct td_knode kn;
+	char c[64], dm[96];
 
-	if (kn->state != r->state || kn->id != r->id || kn->role != r->role ||
-	    (r->leader && kn->leader != r->leader))
-		return false;
-	if (r->reason && strncmp(kn->reason, r->reason, TC_REASON_LEN - 1))
-		return false;
-	if (!r->geom)
-		return true;
-	if (kn->ndims != r->ndims || kn->wrap != r->wrap)
-		return false;
-	for (i = 0; i < r->ndims; i++)
-		if (kn->coord[i] != r->coord[i] || kn->dims[i] != r->dims[i])
-			return false;
-	return !memcmp(map, d->kmap, sizeof(d->kmap));
-}
-
-static void write_state(struct torusd *d)
-{
-	struct td_state_info si;
-	unsigned int i;
-	int err;
-
-	if (!d->opts.statefile[0] || !d->have_view)
-		return;
-	memset(&si, 0, sizeof(si));
-	si.ifname = d->opts.ifname;
-	si.id = d->id;
-	si.view = &d->view;
-	si.installed = d->installed;
-	for (i = 0; i < TC_MAX_PORTS; i++)
-		if (d->ports[i].present)
-			si.port_names[i] = d->ports[i].ifname;
-	err = td_state_write(d->opts.statefile, &si);
-	if (err)
-		log_warn("state file %s: %s", d->opts.statefile,
-			 strerror(-err));
-}
-
-static void fatal_node_gone(struct torusd *d, int err)
-{
-	if (err == -EPERM || err == -EACCES)
-		return;		/* a packet socket: said already */
-	log_err("%s: %s", d->opts.ifname, d->nl.err);
-	if (err == -ENODEV || err == -EOPNOTSUPP) {
-		log_err("node device %s is gone: exiting", d->opts.ifname);
-		d->stop = true;
-		d->exit_code = 1;
+	if (core_start(d))
+		return -1;
+	if (!resume)
+		return 0;
+	if (td_nl_node_get(&d->nl, d->ifindex, &kn)) {
+		node_gone(d, -EIO);
+		return 0;
 	}
+	if (kn.state != TORUS_STATE_PLACED)
+		return 0;
+	td_fmt_coord(c, sizeof(c), kn.coord, kn.ndims);
+	td_fmt_dims(dm, sizeof(dm), kn.dims, kn.wrap, kn.ndims);
+	if (core_resume(d, &kn))
+		log_notice("%s is placed at (%s) in %s already: discovery resumes from there",
+			   d->opts.ifname, c, dm);
+	else
+		log_notice("%s is placed at (%s) in %s already: it keeps forwarding until discovery completes",
+			   d->opts.ifname, c, dm);
+	return 0;
+}
+
+/* ---- the clock ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t tick_ns(const struct torusd *d)
+{
+	return (uint64_t)d->opts.tick_ms * 1000000ull;
 }
 
 /*
- * Make the kernel hold what the core's view says, touching only what
- * differs.  A kernel that is placed (by us, or by a torusd before a
- * restart) keeps forwarding until the core is placed again or fails.
+ * Run the ticks that are due by the clock.  The core may sleep through
+ * many (tc_next_deadline()); they are run at once on waking, which is
+ * the same as running them on time since nothing arrived meanwhile.  A
+ * loop that stalled well past its timer (a starved or suspended machine)
+ * is forgiven the stall rather than aging every neighbor at once.
  */
-static void kernel_sync(struct torusd *d)
+static void run_due_ticks(struct torusd *d)
 {
-	const struct tc_view *v = &d->view;
-	uint32_t map[TORUS_MAX_DIRS] = { 0 };
-	char reason[TC_REASON_LEN];
-	struct td_node_req r;
-	struct td_knode kn;
-	uint16_t new_labels;
-	unsigned int i;
-	int err;
+	uint64_t due = (now_ns() - d->epoch_ns) / tick_ns(d);
+	uint64_t limit = d->wake_tick + TD_MAX_CATCHUP;
+	uint64_t audit = (uint64_t)td_ms_to_ticks(TD_AUDIT_MS,
+						  d->opts.tick_ms);
 
-	d->need_sync = false;
-	d->retry_tick = 0;
-	if (!d->have_view)
-		return;
-	err = td_nl_node_get(&d->nl, d->ifindex, &kn);
-	if (err) {
-		fatal_node_gone(d, err);
-		goto retry;
+	if (due > limit) {
+		log_debug("the loop stalled for %" PRIu64 " ticks",
+			  due - d->wake_tick);
+		d->epoch_ns += (due - limit) * tick_ns(d);
+		due = limit;
 	}
-	err = ports_resync(d, &new_labels);
-	if (err) {
-		fatal_node_gone(d, err);
-		goto retry;
-	}
-	if (new_labels & ~d->bad_labels) {
-		/* picked up by the tick: the core is rebuilt there */
-		d->need_resync = true;
-	}
-
-	memcpy(reason, v->reason, TC_REASON_LEN);
-	reason[TC_REASON_LEN - 1] = '\0';
-	memset(&r, 0, sizeof(r));
-	r.id = d->id;
-	r.state = v->state;
-	r.role = v->role;
-	switch (v->state) {
-	case TC_PLACED:
-		r.reason = "";
-		r.leader = v->leader;
-		r.geom = true;
-		r.ndims = v->ndims;
-		for (i = 0; i < v->ndims && i < TC_MAX_AXES; i++) {
-			r.coord[i] = v->coord[i];
-			r.dims[i] = v->dims[i];
-		}
-		r.wrap = (uint8_t)(v->wrap & ((1u << r.ndims) - 1));
-		for (i = 0; i < TORUS_MAX_DIRS; i++) {
-			uint8_t label = v->portmap[i];
-
-			if (label >= TC_MAX_PORTS)
-				continue;
-			if (!d->ports[label].present) {
-				log_warn("port map: %s is served by port %s, which the node lacks",
-					 td_dir_name((uint8_t)i),
-					 td_dir_name(label));
-				continue;
-			}
-			map[i] = d->ports[label].ifindex;
-		}
-		break;
-	case TC_FAILED:
-		/*
-		 * A placed core never fails (placement is sticky), so this
-		 * is a restart that has not found the fabric again: do not
-		 * stop a kernel that forwards.
-		 */
-		if (kn.state == TORUS_STATE_PLACED) {
-			log_info("kernel keeps its placement although discovery failed (%s)",
-				 reason);
-			return;
-		}
-		r.role = TORUS_ROLE_NONE;
-		r.reason = reason;
-		break;
-	default:
-		if (kn.state == TORUS_STATE_PLACED) {
-			log_debug("kernel keeps its placement while discovery runs (%s)",
-				  td_state_name(v->state));
-			return;
-		}
-		r.reason = reason;
-		break;
-	}
-
-	if (kernel_matches(d, &kn, &r, map)) {
-		if (v->state == TC_PLACED && !d->installed) {
-			log_info("the kernel already holds this placement: nothing to install");
-			d->installed = true;
-			d->state_dirty = true;
-		}
-		return;
-	}
-
-	if (v->state == TC_PLACED) {
-		char c[64], dm[96], pm[200];
-
-		/* the map first: coordinates never go live without it */
-		if (memcmp(map, d->kmap, sizeof(map))) {
-			err = td_nl_portmap_set(&d->nl, d->ifindex, map);
-			if (err) {
-				log_err("%s: %s", d->opts.ifname, d->nl.err);
-				goto retry;
-			}
-		}
-		err = td_nl_node_set(&d->nl, d->ifindex, &r);
-		if (err) {
-			log_err("%s: %s", d->opts.ifname, d->nl.err);
-			goto retry;
-		}
-		memcpy(d->kmap, map, sizeof(map));
-		fmt_coord(c, sizeof(c), r.coord, r.ndims);
-		fmt_dims(dm, sizeof(dm), r.dims, r.wrap, r.ndims);
-		fmt_portmap(d, v, pm, sizeof(pm));
-		log_notice("installed %s: coordinates (%s) in %s, role %s, port map %s",
-			   d->opts.ifname, c, dm, td_role_name(r.role), pm);
-		d->installed = true;
-	} else {
-		err = td_nl_node_set(&d->nl, d->ifindex, &r);
-		if (err) {
-			log_err("%s: %s", d->opts.ifname, d->nl.err);
-			goto retry;
-		}
-		if (v->state == TC_FAILED)
-			log_notice("installed %s: state failed (%s)",
-				   d->opts.ifname, reason);
-		else
-			log_debug("installed %s: state %s", d->opts.ifname,
-				  td_state_name(v->state));
-		d->installed = false;
-	}
-	d->state_dirty = true;
-	return;
-
-retry:
-	if (!d->stop)
-		d->retry_tick = d->ticks +
-			td_ms_to_ticks(TD_RETRY_MS, d->opts.tick_ms);
-}
-
-static void view_changed(struct torusd *d, const struct tc_view *old,
-			 bool had)
-{
-	const struct tc_view *v = &d->view;
-	char c[64], dm[96], pm[200];
-
-	if (!had || old->state != v->state || old->role != v->role ||
-	    old->leader != v->leader) {
-		if (v->state == TC_PLACED) {
-			fmt_coord(c, sizeof(c), v->coord, v->ndims);
-			fmt_dims(dm, sizeof(dm), v->dims, v->wrap, v->ndims);
-			log_notice("placed: (%s) in %s, role %s, leader %#" PRIx64,
-				   c, dm, td_role_name(v->role), v->leader);
-		} else if (v->state == TC_FAILED) {
-			log_notice("discovery failed: %.*s", TC_REASON_LEN,
-				   v->reason);
-		} else {
-			log_info("%s%s%.*s%s, role %s, leader %#" PRIx64,
-				 td_state_name(v->state),
-				 v->reason[0] ? " (" : "", TC_REASON_LEN,
-				 v->reason, v->reason[0] ? ")" : "",
-				 td_role_name(v->role), v->leader);
-		}
-	} else if (v->state == TC_PLACED) {
-		fmt_coord(c, sizeof(c), v->coord, v->ndims);
-		fmt_dims(dm, sizeof(dm), v->dims, v->wrap, v->ndims);
-		log_notice("placement changed: (%s) in %s", c, dm);
-	}
-	if (v->state == TC_ORIENTED || v->state == TC_PLACED) {
-		fmt_portmap(d, v, pm, sizeof(pm));
-		log_debug("port map: %s", pm);
+	while (d->node && d->ticks < due) {
+		tc_tick(d->node);
+		d->ticks++;
+		d->input = false;
+		if (d->ticks % audit == 0)
+			d->need_sync = true;
 	}
 }
 
-static void check_view(struct torusd *d)
+static uint64_t min_u64(uint64_t a, uint64_t b)
 {
-	struct tc_view old = d->view;
-	bool had = d->have_view;
+	return a < b ? a : b;
+}
 
-	tc_view(d->node, &d->view);
-	if (had && d->view.generation == old.generation)
+/*
+ * Arm the timer for the next tick that has work: the next one after any
+ * input, the core's next deadline otherwise (every tick with --no-sleep),
+ * and never later than the next audit of the kernel or a retry.
+ */
+static void arm_next(struct torusd *d)
+{
+	uint64_t audit = (uint64_t)td_ms_to_ticks(TD_AUDIT_MS,
+						  d->opts.tick_ms);
+	uint64_t next = d->ticks + 1, at;
+	struct itimerspec its;
+
+	if (d->node && d->opts.sleep && !d->input && !d->need_sync &&
+	    !d->need_resync)
+		next = d->ticks + tc_next_deadline(d->node);
+	next = min_u64(next, (d->ticks / audit + 1) * audit);
+	if (d->retry_tick)
+		next = min_u64(next, d->retry_tick > d->ticks ?
+				     d->retry_tick : d->ticks + 1);
+	at = d->epoch_ns + next * tick_ns(d);
+	/* armed for that tick already, and it has not fired yet */
+	if (next == d->wake_tick && at > now_ns())
 		return;
-	d->have_view = true;
-	d->state_dirty = true;
-	view_changed(d, &old, had);
-	if (d->view.state != TC_PLACED)
-		d->installed = false;
-	kernel_sync(d);
+	d->wake_tick = next;
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(at / 1000000000ull);
+	its.it_value.tv_nsec = (long)(at % 1000000000ull);
+	if (timerfd_settime(d->tfd, TFD_TIMER_ABSTIME, &its, NULL))
+		log_err("timerfd: %s", strerror(errno));
 }
 
 /* ---- event handlers ---- */
@@ -874,7 +701,7 @@ static void resync(struct torusd *d)
 	d->need_resync = false;
 	err = ports_resync(d, &new_labels);
 	if (err) {
-		fatal_node_gone(d, err);
+		node_gone(d, err);
 		d->need_resync = !d->stop;
 		return;
 	}
@@ -882,7 +709,7 @@ static void resync(struct torusd *d)
 	if (new_labels) {
 		log_notice("new port labels %#x: restarting discovery (the kernel keeps forwarding meanwhile)",
 			   new_labels);
-		if (core_start(d)) {
+		if (core_restart(d, true)) {
 			log_err("discovery goes on without them");
 			d->bad_labels |= new_labels;
 		}
@@ -890,34 +717,59 @@ static void resync(struct torusd *d)
 	d->need_sync = true;
 }
 
-static void on_tick(struct torusd *d)
+/* what the loop does after every batch of events */
+static void service(struct torusd *d)
 {
-	uint64_t expired = 0, i;
+	uint64_t before = d->ticks;
 
-	if (read(d->tfd, &expired, sizeof(expired)) != sizeof(expired))
-		return;
-	if (expired > TD_MAX_CATCHUP) {
-		log_debug("the loop stalled for %" PRIu64 " ticks", expired);
-		expired = TD_MAX_CATCHUP;
-	}
 	if (d->need_resync)
 		resync(d);
-	for (i = 0; i < expired && d->node; i++) {
-		tc_tick(d->node);
-		d->ticks++;
-		if (d->ticks % (uint64_t)td_ms_to_ticks(TD_AUDIT_MS,
-						 d->opts.tick_ms) == 0)
-			d->need_sync = true;
-	}
-	if (!d->node)
+	run_due_ticks(d);
+	if (!d->node || d->stop)
 		return;
-	check_view(d);
+	if (d->ticks != before || !d->have_view)
+		check_view(d);
+	watch_nbrs(d);
 	if (d->need_sync || (d->retry_tick && d->ticks >= d->retry_tick))
 		kernel_sync(d);
 	if (d->state_dirty) {
 		d->state_dirty = false;
 		write_state(d);
 	}
+	arm_next(d);
+}
+
+static void on_tick(struct torusd *d)
+{
+	uint64_t expired;
+
+	/* the ticks themselves are counted by the clock in service() */
+	if (read(d->tfd, &expired, sizeof(expired)) < 0 && errno != EAGAIN)
+		log_debug("timerfd: %s", strerror(errno));
+}
+
+/*
+ * Does the message just received leave work for the next tick?  Yes if
+ * it changed what the core tells its neighbors (tc_next_deadline() says
+ * 1), or while a cable is unresolved: a neighbor's table may complete
+ * the square that resolves it.  A hello that only says "still here" to
+ * a resolved node needs no tick: the node sleeps on.
+ */
+static bool core_wants_tick(struct torusd *d)
+{
+	struct tc_nbr_info nb;
+	unsigned int l;
+
+	if (tc_next_deadline(d->node) <= 1)
+		return true;
+	for (l = 0; l < TC_MAX_PORTS; l++) {
+		if (!(d->cfg.ports & (1u << l)))
+			continue;
+		tc_nbr_info(d->node, (uint8_t)l, &nb);
+		if (nb.status == TC_NBR_UNRESOLVED)
+			return true;
+	}
+	return false;
 }
 
 static void on_port(struct torusd *d, uint8_t label)
@@ -931,6 +783,8 @@ static void on_port(struct torusd *d, uint8_t label)
 	size_t mlen;
 	int i, err;
 
+	/* the frame arrives at the current tick, not at the last one run */
+	run_due_ticks(d);
 	for (i = 0; i < TD_RX_BUDGET && p->fd >= 0; i++) {
 		slen = sizeof(sll);
 		len = recvfrom(p->fd, buf, sizeof(buf), MSG_TRUNC,
@@ -967,7 +821,10 @@ static void on_port(struct torusd *d, uint8_t label)
 			p->rx_bad++;
 			log_trace("%s: the core refused a %zu byte message",
 				  p->ifname, mlen);
+			continue;
 		}
+		if (!d->input)
+			d->input = core_wants_tick(d);
 	}
 }
 
@@ -996,8 +853,10 @@ static void on_event(void *arg, const struct td_event *ev)
 
 static void on_netlink(struct torusd *d)
 {
-	int err = td_nl_events(&d->nl, on_event, d);
+	int err;
 
+	run_due_ticks(d);
+	err = td_nl_events(&d->nl, on_event, d);
 	if (err == -ENOBUFS) {
 		log_warn("netlink events were lost: resyncing from a dump");
 		d->need_resync = true;
@@ -1006,19 +865,59 @@ static void on_netlink(struct torusd *d)
 		log_warn("%s", d->nl.err);
 	}
 	/* carrier changes reach the core at once, not at the next tick */
-	if (d->need_resync)
+	if (d->need_resync) {
 		resync(d);
+		d->input = true;
+	}
 }
 
-static int arm_timer(struct torusd *d)
+/*
+ * A query on the daemon's socket (@torusd/DEV, per network namespace):
+ * "neighbors" is answered with the neighbor table, one line per port,
+ * "stats" with the loop's wake-ups (all, and by the timer) and ticks.
+ */
+static void on_ctrl(struct torusd *d)
 {
-	struct itimerspec its;
+	struct td_state_nbr nbrs[TC_MAX_PORTS];
+	struct td_state_info si;
+	struct sockaddr_un from;
+	socklen_t flen;
+	char req[64], *out = NULL;
+	size_t olen = 0;
+	ssize_t n;
+	FILE *f;
 
-	memset(&its, 0, sizeof(its));
-	its.it_interval.tv_sec = d->opts.tick_ms / 1000;
-	its.it_interval.tv_nsec = (long)(d->opts.tick_ms % 1000) * 1000000L;
-	its.it_value = its.it_interval;
-	return timerfd_settime(d->tfd, 0, &its, NULL);
+	for (;;) {
+		flen = sizeof(from);
+		n = recvfrom(d->lockfd, req, sizeof(req) - 1, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &flen);
+		if (n < 0)
+			return;
+		req[n] = '\0';
+		req[strcspn(req, "\n")] = '\0';
+		f = open_memstream(&out, &olen);
+		if (!f)
+			return;
+		if (!strcmp(req, "neighbors")) {
+			fprintf(f, "ok\n");
+			state_info(d, &si, nbrs);
+			td_state_nbr_text(f, &si);
+		} else if (!strcmp(req, "stats")) {
+			fprintf(f, "ok\nwakeups=%" PRIu64 " timer_wakeups=%" PRIu64
+				" ticks=%" PRIu64 " sleep=%s\n", d->wakeups,
+				d->timer_wakeups, d->ticks,
+				d->opts.sleep ? "yes" : "no");
+		} else {
+			fprintf(f, "error unknown request '%s'\n", req);
+		}
+		fclose(f);
+		if (flen > sizeof(sa_family_t) &&
+		    sendto(d->lockfd, out, olen, MSG_DONTWAIT,
+			   (struct sockaddr *)&from, flen) < 0)
+			log_debug("query reply: %s", strerror(errno));
+		free(out);
+		out = NULL;
+	}
 }
 
 static void reload(struct torusd *d)
@@ -1042,8 +941,11 @@ static void reload(struct torusd *d)
 	d->opts = o;
 	td_log_set_debug(o.debug);
 
-	if (o.tick_ms != old.tick_ms && arm_timer(d))
-		log_err("timerfd: %s", strerror(errno));
+	/* the clock keeps its count of ticks at the new length */
+	if (o.tick_ms != old.tick_ms) {
+		d->epoch_ns = now_ns() - d->ticks * tick_ns(d);
+		d->wake_tick = 0;
+	}
 	d->id = o.id ? o.id : d->auto_id;
 	restart = o.id != old.id || o.tick_ms != old.tick_ms ||
 		  o.hello_ms != old.hello_ms || o.dead_ms != old.dead_ms ||
@@ -1057,12 +959,15 @@ static void reload(struct torusd *d)
 	resync(d);
 	if (restart) {
 		log_notice("settings changed: restarting discovery (the kernel keeps forwarding meanwhile)");
-		if (core_start(d)) {
+		/* as at start-up: a placed kernel is resumed, not renumbered */
+		if (core_restart(d, true)) {
 			log_err("keeping the previous settings");
 			d->opts = old;
 			d->id = old.id ? old.id : d->auto_id;
-			if (arm_timer(d))
-				log_err("timerfd: %s", strerror(errno));
+			d->epoch_ns = now_ns() - d->ticks * tick_ns(d);
+			d->wake_tick = 0;
+			if (core_restart(d, true))
+				log_err("no discovery: the previous settings fail too");
 		}
 	}
 	d->need_sync = true;
@@ -1076,12 +981,19 @@ static void on_signal(struct torusd *d)
 		switch (si.ssi_signo) {
 		case SIGTERM:
 		case SIGINT:
-			log_info("%s: exiting; the kernel keeps its state",
+			log_info("%s: exiting; the kernel keeps its placement, the plan addresses go",
 				 strsignal((int)si.ssi_signo));
 			d->stop = true;
 			break;
 		case SIGHUP:
 			reload(d);
+			break;
+		case SIGUSR1:
+			/* after recabling: the kernel forwards meanwhile */
+			log_notice("SIGUSR1: rediscovering from scratch (the kernel keeps its placement until discovery places the node again)");
+			if (core_restart(d, false))
+				log_err("cannot restart discovery");
+			d->need_sync = true;
 			break;
 		}
 	}
@@ -1089,21 +1001,24 @@ static void on_signal(struct torusd *d)
 
 /* ---- start and stop ---- */
 
-/* one daemon per node device and network namespace */
+/*
+ * One daemon per node device and network namespace: the abstract
+ * socket @torusd/DEV is both the lock and where queries arrive.
+ */
 static int take_lock(struct torusd *d)
 {
 	struct sockaddr_un sun;
 	socklen_t len;
 	int fd, n;
 
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return 0;	/* no guard, not fatal */
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	/* abstract names are per network namespace */
 	n = snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
-		     "torusd/%s", d->opts.ifname);
+		     TD_CTRL_NAME, d->opts.ifname);
 	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
 	if (bind(fd, (struct sockaddr *)&sun, len)) {
 		int e = errno;
@@ -1203,21 +1118,10 @@ static int setup(struct torusd *d)
 			d->opts.ifname);
 		return -1;
 	}
-	if (core_start(d))
+	if (core_restart(d, true))
 		return -1;
 
-	if (kn.state == TORUS_STATE_PLACED) {
-		char c[64], dm[96];
-
-		fmt_coord(c, sizeof(c), kn.coord, kn.ndims);
-		fmt_dims(dm, sizeof(dm), kn.dims, kn.wrap, kn.ndims);
-		if (core_resume(d, &kn))
-			log_notice("%s is placed at (%s) in %s already: discovery resumes from there",
-				   d->opts.ifname, c, dm);
-		else
-			log_notice("%s is placed at (%s) in %s already: it keeps forwarding until discovery completes",
-				   d->opts.ifname, c, dm);
-	} else {
+	if (kn.state != TORUS_STATE_PLACED) {
 		struct td_node_req r = {
 			.id = d->id,
 			.state = TORUS_STATE_DISCOVERING,
@@ -1235,7 +1139,73 @@ static int setup(struct torusd *d)
 }
 
 /*
- * The loop's descriptors, made after daemon(): a signalfd polled through
+ * Detach, but let the parent return only when the child is ready (or
+ * has failed and said why on the stderr they share): whoever started
+ * torusd learns the outcome from its exit status.
+ */
+static int daemonize(struct torusd *d)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds) || fcntl(fds[0], F_SETFD, FD_CLOEXEC) ||
+	    fcntl(fds[1], F_SETFD, FD_CLOEXEC)) {
+		log_err("pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid < 0) {
+		log_err("fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid > 0) {
+		uint8_t status = 1;
+		ssize_t n;
+
+		close(fds[1]);
+		do {
+			n = read(fds[0], &status, 1);
+		} while (n < 0 && errno == EINTR);
+		/* EOF without a status: the child died before it was ready */
+		_exit(n == 1 ? status : 1);
+	}
+	close(fds[0]);
+	d->readyfd = fds[1];
+	if (setsid() < 0)
+		log_warn("setsid: %s", strerror(errno));
+	if (chdir("/"))
+		log_warn("chdir /: %s", strerror(errno));
+	return 0;
+}
+
+/* tell the waiting parent (if any) how start-up ended, then detach */
+static void report_ready(struct torusd *d, uint8_t status)
+{
+	int fd;
+
+	if (d->readyfd < 0)
+		return;
+	if (write(d->readyfd, &status, 1) != 1)
+		log_warn("cannot report readiness: %s", strerror(errno));
+	close(d->readyfd);
+	d->readyfd = -1;
+	if (status)
+		return;
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	td_log_daemonized();
+}
+
+/*
+ * The loop's descriptors, made after forking: a signalfd polled through
  * an epoll set created before a fork would not wake the child.
  */
 static int setup_loop(struct torusd *d)
@@ -1246,16 +1216,18 @@ static int setup_loop(struct torusd *d)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	d->sfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
 	d->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	d->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (d->sfd < 0 || d->tfd < 0 || d->epfd < 0 || arm_timer(d)) {
+	if (d->sfd < 0 || d->tfd < 0 || d->epfd < 0) {
 		log_err("event loop: %s", strerror(errno));
 		return -1;
 	}
 	if (epoll_add(d, d->tfd, TAG(TAG_TIMER, 0)) ||
 	    epoll_add(d, d->sfd, TAG(TAG_SIGNAL, 0)) ||
-	    epoll_add(d, td_nl_event_fd(&d->nl), TAG(TAG_NETLINK, 0))) {
+	    epoll_add(d, td_nl_event_fd(&d->nl), TAG(TAG_NETLINK, 0)) ||
+	    (d->lockfd >= 0 && epoll_add(d, d->lockfd, TAG(TAG_CTRL, 0)))) {
 		log_err("epoll: %s", strerror(errno));
 		return -1;
 	}
@@ -1267,6 +1239,9 @@ static int setup_loop(struct torusd *d)
 			return -1;
 		}
 	}
+	d->epoch_ns = now_ns();
+	d->ticks = 0;
+	d->wake_tick = 0;
 	/* events may have come between the dump and the subscription */
 	d->need_resync = true;
 	return 0;
@@ -1276,6 +1251,9 @@ static void teardown(struct torusd *d)
 {
 	unsigned int i;
 
+	/* a clean exit takes the plan addresses away (install.c) */
+	if (d->stop && !d->exit_code && d->opts.addresses && d->nl.req)
+		kernel_sync(d);
 	for (i = 0; i < TC_MAX_PORTS; i++)
 		port_close(d, &d->ports[i]);
 	if (d->epfd >= 0)
@@ -1304,7 +1282,11 @@ static void run(struct torusd *d)
 	int n, i;
 
 	while (!d->stop) {
+		service(d);
+		if (d->stop)
+			break;
 		n = epoll_wait(d->epfd, evs, 32, -1);
+		d->wakeups++;
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -1317,6 +1299,7 @@ static void run(struct torusd *d)
 
 			switch (TAG_KIND(tag)) {
 			case TAG_TIMER:
+				d->timer_wakeups++;
 				on_tick(d);
 				break;
 			case TAG_SIGNAL:
@@ -1327,6 +1310,9 @@ static void run(struct torusd *d)
 				break;
 			case TAG_PORT:
 				on_port(d, TAG_LABEL(tag));
+				break;
+			case TAG_CTRL:
+				on_ctrl(d);
 				break;
 			}
 		}
@@ -1343,7 +1329,7 @@ int main(int argc, char **argv)
 
 	d->argc = argc;
 	d->argv = argv;
-	d->epfd = d->tfd = d->sfd = d->lockfd = d->pidfd = -1;
+	d->epfd = d->tfd = d->sfd = d->lockfd = d->pidfd = d->readyfd = -1;
 	for (i = 0; i < TC_MAX_PORTS; i++)
 		d->ports[i].fd = -1;
 	if (!getcwd(d->cwd, sizeof(d->cwd)))
@@ -1363,6 +1349,7 @@ int main(int argc, char **argv)
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -1370,15 +1357,12 @@ int main(int argc, char **argv)
 		teardown(d);
 		return 1;
 	}
-	if (!d->opts.foreground) {
-		if (daemon(0, 0)) {
-			log_err("daemon: %s", strerror(errno));
-			teardown(d);
-			return 1;
-		}
-		td_log_daemonized();
+	if (!d->opts.foreground && daemonize(d)) {
+		teardown(d);
+		return 1;
 	}
 	if (setup_loop(d) || write_pidfile(d)) {
+		report_ready(d, 1);
 		teardown(d);
 		return 1;
 	}
@@ -1387,8 +1371,11 @@ int main(int argc, char **argv)
 		log_warn("cannot drop capabilities: %s", strerror(-ret));
 	log_info("torusd %s running on %s (ifindex %u)", TORUSD_VERSION,
 		 d->opts.ifname, d->ifindex);
+	report_ready(d, 0);
 	run(d);
 	teardown(d);
+	log_info("torusd exits after %" PRIu64 " wake-ups in %" PRIu64 " ticks",
+		 d->wakeups, d->ticks);
 	td_log_close();
 	return d->exit_code;
 }

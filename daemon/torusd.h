@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "frame.h"
+#include "install.h"
 #include "options.h"
 #include "tcore.h"
 #include "tnl.h"
@@ -19,9 +20,11 @@
 #define TD_MAX_KPORTS		64	/* ports of one node in a dump */
 #define TD_AUDIT_MS		5000	/* re-read the kernel this often */
 #define TD_RETRY_MS		1000	/* retry a failed install */
-#define TD_MAX_CATCHUP		10	/* ticks run at once after a stall */
+#define TD_MAX_CATCHUP		10	/* ticks past the armed one run after a stall */
 #define TD_RX_BUDGET		64	/* frames read per port per wakeup */
 #define TD_FRAME_BUF		9216
+/* the abstract socket of the daemon of one node device (per netns) */
+#define TD_CTRL_NAME		"torusd/%s"
 
 /* one port of the node, indexed by its label */
 struct td_port {
@@ -32,6 +35,7 @@ struct td_port {
 	bool		carrier;	/* as last told to the core */
 	int		fd;		/* packet socket, -1 if none */
 	uint64_t	tx, tx_err, rx, rx_bad;
+	uint64_t	unresolved_since;	/* tick + 1, 0: not unresolved */
 };
 
 struct torusd {
@@ -52,6 +56,8 @@ struct torusd {
 
 	struct td_port	ports[TC_MAX_PORTS];
 	uint32_t	kmap[TORUS_MAX_DIRS];	/* the kernel's port map */
+	uint8_t		refused[TORUS_MAX_DIRS];	/* enum td_refusal */
+	uint32_t	nbr_sum;	/* the neighbors as the install saw them */
 	uint16_t	warned_labels;	/* labels ignored, said once */
 	uint16_t	bad_labels;	/* new labels the core refused */
 
@@ -61,15 +67,40 @@ struct torusd {
 	bool		need_resync;	/* re-dump the ports */
 	bool		state_dirty;	/* rewrite the --state-file */
 	uint64_t	retry_tick;	/* 0, or when to retry a failed sync */
-	uint64_t	ticks;
+	uint64_t	ticks;		/* ticks run since the core started */
+	uint64_t	epoch_ns;	/* CLOCK_MONOTONIC of tick 0 */
+	uint64_t	wake_tick;	/* the tick the timer is armed for */
+	bool		input;		/* input since the last tick */
+	uint64_t	wakeups;	/* epoll_wait returns */
+	uint64_t	timer_wakeups;	/* ... for the timer */
 
 	int		epfd;
 	int		tfd;		/* timerfd: the tick */
 	int		sfd;		/* signalfd */
 	int		lockfd;		/* abstract socket: one daemon/node */
 	int		pidfd;
+	int		readyfd;	/* pipe to the parent until ready, -1 */
 	bool		stop;
 	int		exit_code;
 };
+
+struct td_state_info;
+struct td_state_nbr;
+
+/* torusd.c: re-read the node's ports; labels new to the core in *new */
+int ports_resync(struct torusd *d, uint16_t *new_labels);
+
+/* kernel.c: the kernel side */
+/* the core's view changed? log it and install it */
+void check_view(struct torusd *d);
+/* make the kernel hold what install.c decides; retried on failure */
+void kernel_sync(struct torusd *d);
+/* follow each cable's resolution: a change calls for kernel_sync() */
+void watch_nbrs(struct torusd *d);
+/* a request failed: exit if the node device or the module is gone */
+void node_gone(struct torusd *d, int err);
+void state_info(struct torusd *d, struct td_state_info *si,
+		struct td_state_nbr *nbrs);
+void write_state(struct torusd *d);
 
 #endif /* TORUSD_H */

@@ -160,4 +160,51 @@ void tc_view(const struct tc_node *n, struct tc_view *v);
 uint32_t tc_generation(const struct tc_node *n);
 void tc_get_stats(const struct tc_node *n, struct tc_stats *st);
 
+/* ---- tcore_query.c: read-only queries for the harness ---- */
+
+enum tc_nbr_status {
+	TC_NBR_NONE,		/* nobody heard on the port (or dead) */
+	TC_NBR_UNRESOLVED,	/* heard; the cable's axis map is unknown */
+	TC_NBR_CONFLICT,	/* heard; its evidence contradicts itself */
+	TC_NBR_RESOLVED,	/* heard; the cable's axis map is known */
+};
+
+/**
+ * struct tc_nbr_info - what a node knows of the node across one port
+ * @status: enum tc_nbr_status
+ * @carrier: the port has carrier
+ * @id: the neighbor's id (0 if none)
+ * @peer_port: its label where the cable lands (TORUS_DIR_NONE if none)
+ * @silent: ticks since its last message
+ * @has_frame: it told us its frame: @placed, @leader and @offset valid
+ * @placed: it is placed in that frame
+ * @leader: its frame's leader
+ * @offset: its displacement from that leader (compare with the view's
+ *	offset when the leaders agree)
+ */
+struct tc_nbr_info {
+	uint8_t status;
+	bool carrier;
+	uint64_t id;
+	uint8_t peer_port;
+	uint16_t silent;
+	bool has_frame;
+	bool placed;
+	uint64_t leader;
+	int16_t offset[TC_MAX_AXES];
+};
+
+void tc_nbr_info(const struct tc_node *n, uint8_t port,
+		 struct tc_nbr_info *info);
+/*
+ * Ticks until the node next acts on time alone: k >= 1 means ticks 1 to
+ * k - 1 from now only count (no message, no view change) as long as no
+ * input arrives.  After any input (tc_receive(), tc_port_state()) the
+ * harness ticks at its next tick, since the input may have left work
+ * that the following tick does.  The harness still calls tc_tick() once
+ * per elapsed tick (it may do so late, all at once): the counters must
+ * advance.
+ */
+uint32_t tc_next_deadline(const struct tc_node *n);
+
 #endif /* TORUS_TCORE_H */

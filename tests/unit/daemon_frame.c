@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "frame.h"
+#include "install.h"
 #include "statefile.h"
 #include "unit.h"
 
@@ -170,6 +171,52 @@ UNIT_TEST(state_json_placed)
 	free(s);
 }
 
+UNIT_TEST(state_neighbors)
+{
+	struct td_state_nbr nbrs[TC_MAX_PORTS];
+	struct td_state_info si;
+	struct unit_capture cap;
+	struct tc_view v;
+	char *s;
+
+	memset(&v, 0, sizeof(v));
+	memset(v.portmap, TORUS_DIR_NONE, sizeof(v.portmap));
+	v.state = TC_PLACED;
+	memset(nbrs, 0, sizeof(nbrs));
+	memset(&si, 0, sizeof(si));
+	si.ifname = "tor0";
+	si.view = &v;
+	si.nbrs = nbrs;
+	nbrs[0] = (struct td_state_nbr){
+		.present = true, .ifname = "px", .dir = 0, .want = 0,
+		.nbr = { .status = TC_NBR_RESOLVED, .carrier = true, .id = 5,
+			 .peer_port = 3, .silent = 2, .has_frame = true,
+			 .placed = true, .leader = 9 },
+	};
+	nbrs[1] = (struct td_state_nbr){
+		.present = true, .ifname = "mx", .dir = TORUS_DIR_NONE,
+		.want = 1, .refused = TD_REFUSE_MISPLACED,
+		.nbr = { .status = TC_NBR_UNRESOLVED, .carrier = true,
+			 .id = 6, .peer_port = TORUS_DIR_NONE },
+	};
+	td_state_nbr_text(unit_capture_begin(&cap), &si);
+	s = unit_capture_end(&cap);
+	UNIT_STREQ(s, "port=px label=+x carrier=up status=resolved id=5 "
+		   "peer_port=-y leader=9 placed=yes silent=2 serves=+x "
+		   "want=+x refused=-\n"
+		   "port=mx label=-x carrier=up status=unresolved id=6 "
+		   "peer_port=- leader=0 placed=no silent=0 serves=- want=-x "
+		   "refused=misplaced\n");
+	free(s);
+	td_state_json(unit_capture_begin(&cap), &si);
+	s = unit_capture_end(&cap);
+	UNIT_CHECK(strstr(s, "\"neighbors\":[{\"port\":\"px\",\"label\":"
+			  "\"+x\",\"carrier\":true,\"status\":\"resolved\","
+			  "\"id\":\"5\",\"peer_port\":\"-y\"") != NULL);
+	UNIT_CHECK(strstr(s, "\"refused\":\"misplaced\"}]}") != NULL);
+	free(s);
+}
+
 UNIT_TEST(state_json_failed)
 {
 	const char *names[TC_MAX_PORTS] = { NULL };
@@ -266,6 +313,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(state_json_failed),
 	UNIT_CASE(state_json_big_id_raw_ifname),
 	UNIT_CASE(state_names),
+	UNIT_CASE(state_neighbors),
 	UNIT_CASE(state_write_atomic),
 };
 

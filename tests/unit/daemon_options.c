@@ -237,6 +237,30 @@ UNIT_TEST(opts_config_file_errors)
 				sizeof(err)) == -1);
 }
 
+UNIT_TEST(opts_addresses_and_sleep)
+{
+	struct td_opts o;
+	const char *path;
+	char err[256];
+
+	td_opts_init(&o);
+	UNIT_CHECK(o.addresses && o.sleep);
+	/* the command line's flags */
+	UNIT_CHECK(set(&o, "no-addresses", NULL) == 0 && !o.addresses);
+	UNIT_CHECK(set(&o, "no-sleep", NULL) == 0 && !o.sleep);
+	UNIT_CHECK(set(&o, "no-sleep", "yes") == -1);
+	/* the config file's keys */
+	UNIT_CHECK(set(&o, "addresses", "yes") == 0 && o.addresses);
+	UNIT_CHECK(set(&o, "sleep", "on") == 0 && o.sleep);
+	UNIT_CHECK(set(&o, "addresses", "maybe") == -1 && o.addresses);
+	path = tmpconf("interface = tor0\naddresses = no\nsleep = no\n");
+	td_opts_init(&o);
+	UNIT_CHECK(path && td_opts_load(&o, path, err, sizeof(err)) == 0);
+	UNIT_CHECK(!o.addresses && !o.sleep);
+	if (path)
+		unlink(path);
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(opts_defaults),
 	UNIT_CASE(opts_numbers),
@@ -249,6 +273,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(opts_to_config),
 	UNIT_CASE(opts_config_file),
 	UNIT_CASE(opts_config_file_errors),
+	UNIT_CASE(opts_addresses_and_sleep),
 };
 
 UNIT_MAIN(cases)

@@ -12,6 +12,9 @@ python3 tests/vm/datapath_test.py || status=1
 python3 tests/vm/fabric_test.py || status=1
 # fabric_test.py ends with rmmod torus: discovery_test.py insmods it again
 python3 tests/vm/discovery_test.py || status=1
+# torusd itself: plan addresses, cables into the wrong node, reloads,
+# lifecycle (ends with rmmod + insmod), wake-ups
+python3 tests/vm/daemon_test.py || status=1
 python3 tests/vm/control_test.py --routes 3000 || status=1
 # the short versions; make reliability floods for 60 s and runs the long
 # fault storm and churn

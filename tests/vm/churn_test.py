@@ -306,7 +306,9 @@ def daemon_kills(kills, gap, seed, fig):
         conv, secs, nodes = lab.wait()
         watch()
         res, nodes = lab.verify(conv)
-        lab.assign_addresses(nodes)
+        wrong = lab.wait_addresses(nodes)
+        assert not wrong, "torusd's plan addresses wrong on %s" % \
+            sorted(wrong)[:4]
         ping = lab.ping_check(nodes, res)
         rss = 0
         for p in lab.procs.values():

@@ -13,6 +13,7 @@ Prints PASS:/FAIL:/SKIP: lines for the aggregator.
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -118,7 +119,7 @@ def check_wiring():
         assert all(i["sign"] == 1 and i["offset"] == 0 and
                    i["axis"] == i["from"] for i in res["isometry"]), \
             res["isometry_text"]
-        lab.assign_addresses(nodes)
+        lab.add_static_addresses(nodes)
         pings = lab.ping_check(nodes, res)
         assert pings["must"] >= 10 and not pings["failed"], pings
         return "%d ports, %d/%d pings (%d must), build %.1f s" % (
@@ -217,9 +218,12 @@ def flat_rotated():
         ph["verify"], t = time.monotonic() - t, time.monotonic()
         res["seconds"], res["phases"] = secs, ph
         box["res"], box["nodes"] = res, nodes
-        lab.assign_addresses(nodes)
+        wrong = lab.wait_addresses(nodes)
         ph["addresses"] = time.monotonic() - t
         assert res["ok"], summary(res)
+        assert not wrong, "plan addresses not as torusd should set " \
+            "them on %d nodes, e.g. %s" % (len(wrong), sorted(
+                wrong.items())[0])
         assert res["placed"] == 64, summary(res)
         return describe(res)
 
@@ -259,7 +263,8 @@ def flat_rotated():
              "-c", "200", "-W", "1", target],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(1)
-        lab.stop()
+        # SIGKILL: a clean exit would take the node's addresses away
+        lab.stop(signal.SIGKILL)
         lab.start()
         conv, _, _ = lab.wait()
         out, _ = ping.communicate(timeout=60)

@@ -249,7 +249,9 @@ def main(argv):
         res, nodes = lab.verify(conv)
         assert res["ok"] and res["placed"] == 64, res.get("inconsistent") \
             or "converged %s, %d placed" % (conv, res["placed"])
-        lab.assign_addresses(nodes)
+        wrong = lab.wait_addresses(nodes)
+        assert not wrong, "torusd's plan addresses wrong on %s" % \
+            sorted(wrong)[:4]
         box["nodes"] = nodes
         fig["first_convergence_s"] = secs
         return "converged in %.1f s" % secs

@@ -119,6 +119,25 @@ def addr(coord):
     return addr4(coord) or addr6(coord)
 
 
+def plan_addresses(coord):
+    """The node's addresses by the plan, as "address/prefixlen" (what
+    torusd installs on tor0)."""
+    out = ["%s/64" % addr6(coord)]
+    if addr4(coord):
+        out.append("%s/8" % addr4(coord))
+    return out
+
+
+def in_plan(text):
+    """An "address/prefixlen" in the plan's prefixes (torusd's to
+    manage on tor0)."""
+    ip = ipaddress.ip_interface(text).ip
+    if ip.version == 4:
+        return ip in ipaddress.ip_network("10.0.0.0/8")
+    return ip in ipaddress.ip_network(str(ipaddress.IPv6Address(
+        IPV6_PREFIX + bytes(8))) + "/64")
+
+
 def dir_name(axis, neg):
     return ("-" if neg else "+") + AXES[axis]
 
@@ -246,9 +265,10 @@ class netns:
 # rtnetlink, for the few requests a rack needs per node (link up,
 # address add) without an `ip` process per node
 
-RTM_NEWLINK, RTM_NEWADDR = 16, 20
+RTM_NEWLINK, RTM_NEWADDR, RTM_GETADDR = 16, 20, 22
 NLM_F_REQUEST, NLM_F_ACK, NLM_F_REPLACE, NLM_F_CREATE = 1, 4, 0x100, 0x400
-NLMSG_ERROR = 2
+NLM_F_DUMP = 0x300
+NLMSG_ERROR, NLMSG_DONE = 2, 3
 IFA_ADDRESS, IFA_LOCAL, IFA_FLAGS = 1, 2, 8
 IFA_F_NODAD = 0x02
 IFF_UP = 1
@@ -293,6 +313,38 @@ class Rtnl:
         idx = socket.if_nametoindex(ifname)
         self.request(RTM_NEWLINK, struct.pack("BBHiII", socket.AF_UNSPEC,
                                               0, 0, idx, IFF_UP, IFF_UP))
+
+    def addr_list(self, ifname):
+        """The device's addresses as "address/prefixlen" strings."""
+        idx = socket.if_nametoindex(ifname)
+        self.seq += 1
+        body = struct.pack("BBBBI", socket.AF_UNSPEC, 0, 0, 0, 0)
+        self.sock.send(struct.pack("IHHII", 16 + len(body), RTM_GETADDR,
+                                   NLM_F_REQUEST | NLM_F_DUMP, self.seq, 0)
+                       + body)
+        out = []
+        while True:
+            data = self.sock.recv(65536)
+            off = 0
+            while off + 16 <= len(data):
+                ln, typ, _, seq, _ = struct.unpack_from("IHHII", data, off)
+                if seq == self.seq and typ in (NLMSG_DONE, NLMSG_ERROR):
+                    return out
+                if typ == RTM_NEWADDR and seq == self.seq:
+                    fam, plen, _, _, index = struct.unpack_from(
+                        "BBBBI", data, off + 16)
+                    at, attrs = off + 24, {}
+                    while at + 4 <= off + ln:
+                        alen, kind = struct.unpack_from("HH", data, at)
+                        if alen < 4:
+                            break
+                        attrs[kind] = data[at + 4:at + alen]
+                        at += (alen + 3) & ~3
+                    raw = attrs.get(IFA_LOCAL, attrs.get(IFA_ADDRESS))
+                    if index == idx and raw:
+                        out.append("%s/%d" % (ipaddress.ip_address(raw),
+                                              plen))
+                off += (ln + 3) & ~3
 
     def addr_add(self, ifname, address, prefixlen):
         idx = socket.if_nametoindex(ifname)
@@ -1373,9 +1425,38 @@ class Lab:
             pass
         return res, nodes
 
-    def assign_addresses(self, nodes):
-        """torusd assigns no IP addresses: give every placed node the
-        plan's addresses of its discovered coordinates."""
+    def tor0_plan_addresses(self):
+        """{ns: sorted plan addresses on its tor0} of every live node."""
+        out = {}
+        for c in self.live:
+            ns = self.rack.ns(c)
+            out[ns] = in_netns(ns, lambda nl: sorted(
+                a for a in nl.addr_list("tor0") if in_plan(a)))
+        return out
+
+    def wait_addresses(self, nodes, timeout=10.0):
+        """torusd gives every placed node the plan's addresses of its
+        coordinates (and none to the others): wait for that.  Returns
+        {ns: {"want": [...], "got": [...]}} for the nodes that still
+        differ (empty when all agree)."""
+        want = {}
+        for c in self.live:
+            ns = self.rack.ns(c)
+            o = nodes.get(ns) or {}
+            d = o.get("coord") if o.get("state") == "placed" else None
+            want[ns] = sorted(plan_addresses(d)) if d else []
+        t0 = time.monotonic()
+        while True:
+            got = self.tor0_plan_addresses()
+            bad = {ns: {"want": w, "got": got.get(ns)}
+                   for ns, w in want.items() if got.get(ns) != w}
+            if not bad or time.monotonic() - t0 > timeout:
+                return bad
+            time.sleep(0.5)
+
+    def add_static_addresses(self, nodes):
+        """Without torusd (a rack configured by hand): give every placed
+        node the plan's addresses of its coordinates, as torusd would."""
         for c in self.live:
             ns = self.rack.ns(c)
             o = nodes.get(ns) or {}
@@ -1416,7 +1497,8 @@ class Lab:
                                 if ok and not p[2])}
 
     def kill_leader(self, hold=None, poll=1.0):
-        """SIGTERM the leader's torusd, then watch every node for `hold`
+        """SIGKILL the leader's torusd (a crash: its node keeps forwarding
+        and its addresses), then watch every node for `hold`
         seconds (default: twice the dead and quiet timers plus 3 s).
         Returns {leader, changed: [{ns, before, after}], seconds}."""
         before = self.observe()
@@ -1430,7 +1512,7 @@ class Lab:
                 1000.0 + 3
         p = self.procs[leader]
         self.killed.add(leader)
-        p.send_signal(signal.SIGTERM)
+        p.send_signal(signal.SIGKILL)
         try:
             p.wait(timeout=10)
         except subprocess.TimeoutExpired:
@@ -1452,10 +1534,13 @@ class Lab:
 
     # -- ending --
 
-    def stop(self):
+    def stop(self, sig=signal.SIGTERM):
+        """Stop every torusd: SIGTERM (a clean exit takes the plan
+        addresses away, the kernel keeps its placement) or SIGKILL (a
+        crash: the addresses stay with the kernel's placement)."""
         for p in self.procs.values():
             if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
+                p.send_signal(sig)
         deadline = time.monotonic() + 10
         for p in self.procs.values():
             try:
@@ -1500,7 +1585,8 @@ class Lab:
             res["truth"] = self.truth_file
             res["run_dir"] = self.run_dir
             res["phases"] = phases
-            self.assign_addresses(nodes)
+            res["addresses_wrong"] = self.wait_addresses(nodes)
+            res["ok"] = res["ok"] and not res["addresses_wrong"]
             phase("addresses")
             if ping:
                 res["ping"] = self.ping_check(nodes, res)
@@ -1615,6 +1701,10 @@ def _text_result(res):
     for b in res.get("portmaps_bad", [])[:10]:
         lines.append("  %s port %s serves %s, expected %s" % (
             b["ns"], b["port"], b["global_dir"], b["expected"]))
+    for ns, a in sorted((res.get("addresses_wrong") or {}).items())[:10]:
+        lines.append("  %s plan addresses %s, torusd should give %s" % (
+            ns, " ".join(a["got"] or []) or "none",
+            " ".join(a["want"]) or "none"))
     for e in res.get("exited", []):
         lines.append("  torusd in %s exited with %s" % (e["ns"],
                                                        e["status"]))

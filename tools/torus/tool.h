@@ -136,6 +136,7 @@ int do_cable(int argc, char **argv);
 int do_route(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+int do_neighbor(int argc, char **argv);
 
 void link_usage(FILE *f);
 void node_usage(FILE *f);
@@ -144,5 +145,6 @@ void cable_usage(FILE *f);
 void route_usage(FILE *f);
 void stats_usage(FILE *f);
 void monitor_usage(FILE *f);
+void neighbor_usage(FILE *f);
 
 #endif /* TORUS_TOOL_H */

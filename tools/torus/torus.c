@@ -35,6 +35,7 @@ static const struct object objects[] = {
 	{ "route",	do_route,	route_usage },
 	{ "stats",	do_stats,	stats_usage },
 	{ "monitor",	do_monitor,	monitor_usage },
+	{ "neighbor",	do_neighbor,	neighbor_usage },
 };
 
 #define N_OBJECTS	(sizeof(objects) / sizeof(objects[0]))
@@ -46,7 +47,8 @@ static void usage(FILE *f, bool full)
 	fprintf(f,
 		"Usage: torus [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       torus [ -force ] -batch FILENAME\n"
-		"where  OBJECT := { link | node | port | cable | route | stats | monitor }\n"
+		"where  OBJECT := { link | node | port | cable | route | stats | monitor |\n"
+		"                  neighbor }\n"
 		"       OPTIONS := { -j|-json | -p|-pretty | -s|-stats | -n|-netns NAME |\n"
 		"                    -b|-batch FILE | -force | -h|-help | -V|-Version }\n");
 	if (!full)

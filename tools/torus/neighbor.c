@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * neighbor.c - torus neighbor: the node's neighbor table, as torusd sees
+ * it (in the spirit of lldpcli show neighbors)
+ *
+ *	torus neighbor show [ dev DEV ]
+ *
+ * The kernel knows ports and cables, not who is across them: torusd
+ * does.  The tool asks the daemon of the node device on its abstract
+ * socket @torusd/DEV (one per network namespace, so -n NETNS works) and
+ * prints each port with the node across it, the state of the cable's
+ * orientation (none, unresolved, conflict, resolved), the direction the
+ * port serves in the kernel and, for a cable discovery refuses, why.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <net/if.h>
+
+#include "json_print.h"
+#include "tool.h"
+
+#define OBJ		"neighbor"
+#define REPLY_MAX	16384
+#define REPLY_WAIT_MS	3000
+
+void neighbor_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: torus neighbor show [ dev DEV ]\n"
+		"       (asks the torusd running on DEV in this network namespace)\n");
+}
+
+/* the value of "key=" in a line of words, copied into @val */
+static const char *word(const char *line, const char *key, char *val,
+			size_t size)
+{
+	size_t klen = strlen(key);
+	const char *p = line;
+
+	while (p && *p) {
+		if (!strncmp(p, key, klen) && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, " \n");
+
+			if (n >= size)
+				n = size - 1;
+			memcpy(val, p + klen + 1, n);
+			val[n] = '\0';
+			return val;
+		}
+		p = strchr(p, ' ');
+		if (p)
+			p++;
+	}
+	snprintf(val, size, "-");
+	return val;
+}
+
+static void print_line(const char *line)
+{
+	char port[32], label[8], carrier[8], status[16], id[24], peer[8];
+	char leader[24], placed[8], silent[16], serves[8], want[8];
+	char refused[16];
+
+	word(line, "port", port, sizeof(port));
+	word(line, "label", label, sizeof(label));
+	word(line, "carrier", carrier, sizeof(carrier));
+	word(line, "status", status, sizeof(status));
+	word(line, "id", id, sizeof(id));
+	word(line, "peer_port", peer, sizeof(peer));
+	word(line, "leader", leader, sizeof(leader));
+	word(line, "placed", placed, sizeof(placed));
+	word(line, "silent", silent, sizeof(silent));
+	word(line, "serves", serves, sizeof(serves));
+	word(line, "want", want, sizeof(want));
+	word(line, "refused", refused, sizeof(refused));
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "port", "%s", port);
+	print_string(PRINT_ANY, "label", " (%s)", label);
+	print_bool(PRINT_JSON, "carrier", NULL, !strcmp(carrier, "up"));
+	print_string(PRINT_FP, NULL, " carrier %s", carrier);
+	print_string(PRINT_ANY, "status", ": %s", status);
+	print_u64_as_string(PRINT_ANY, "id", " neighbor %" PRIu64,
+			    strtoull(id, NULL, 10));
+	print_string(PRINT_ANY, "peer_port", " port %s", peer);
+	print_u64_as_string(PRINT_ANY, "leader", " leader %" PRIu64,
+			    strtoull(leader, NULL, 10));
+	print_bool(PRINT_JSON, "placed", NULL, !strcmp(placed, "yes"));
+	print_string(PRINT_FP, NULL, "%s", !strcmp(placed, "yes") ?
+		     " placed" : "");
+	print_u64(PRINT_ANY, "silent", " silent %" PRIu64 " ticks",
+		  strtoull(silent, NULL, 10));
+	print_string_or_null(PRINT_ANY, "serves", " serves %s",
+			     strcmp(serves, "-") ? serves : NULL);
+	print_string_or_null(PRINT_ANY, "want", " (discovery: %s)",
+			     strcmp(want, "-") ? want : NULL);
+	print_string_or_null(PRINT_ANY, "refused", " refused: %s",
+			     strcmp(refused, "-") ? refused : NULL);
+	print_nl();
+	close_json_object();
+}
+
+/* ask the daemon; the reply (NUL-terminated) in @buf, or -1 said */
+static int ask(const char *dev, const char *req, char *buf, size_t size)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct pollfd pfd;
+	socklen_t len;
+	ssize_t n;
+	int fd, r;
+
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		fprintf(stderr, "Error: socket: %s\n", strerror(errno));
+		return -1;
+	}
+	/* an autobound abstract address, for the reply */
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sa_family_t))) {
+		fprintf(stderr, "Error: bind: %s\n", strerror(errno));
+		close(fd);
+		return -1;
+	}
+	r = snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
+		     "torusd/%s", dev);
+	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + r);
+	if (sendto(fd, req, strlen(req), 0, (struct sockaddr *)&sun, len) < 0) {
+		fprintf(stderr, "Error: no torusd runs on %s in this network namespace (%s)\n",
+			dev, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	if (poll(&pfd, 1, REPLY_WAIT_MS) != 1) {
+		fprintf(stderr, "Error: torusd on %s did not answer\n", dev);
+		close(fd);
+		return -1;
+	}
+	n = recv(fd, buf, size - 1, 0);
+	close(fd);
+	if (n < 0) {
+		fprintf(stderr, "Error: receive: %s\n", strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+static int neighbor_show(int argc, char **argv)
+{
+	char name[IF_NAMESIZE], *buf, *line, *next;
+	const char *dev;
+	uint32_t ifindex;
+	int ret;
+
+	ret = parse_dev_arg(OBJ, argc, argv, &dev);
+	if (ret)
+		return ret;
+	if (node_ifindex(dev, &ifindex) || !if_indextoname(ifindex, name)) {
+		if (!dev)
+			return EXIT_ERR;
+		snprintf(name, sizeof(name), "%s", dev);
+	}
+	buf = malloc(REPLY_MAX);
+	if (!buf)
+		return EXIT_ERR;
+	if (ask(name, "neighbors", buf, REPLY_MAX)) {
+		free(buf);
+		return EXIT_ERR;
+	}
+	if (strncmp(buf, "ok\n", 3)) {
+		fprintf(stderr, "Error: torusd on %s: %.*s\n", name,
+			(int)strcspn(buf, "\n"), buf);
+		free(buf);
+		return EXIT_ERR;
+	}
+	new_json_obj(stdout, opts.json, opts.pretty);
+	open_json_array(PRINT_JSON, NULL);
+	for (line = buf + 3; *line; line = next) {
+		next = line + strcspn(line, "\n");
+		if (*next)
+			*next++ = '\0';
+		if (*line)
+			print_line(line);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	delete_json_obj();
+	free(buf);
+	return EXIT_OK;
+}
+
+static const struct cmd neighbor_cmds[] = {
+	{ "show",	neighbor_show },
+	{}
+};
+
+int do_neighbor(int argc, char **argv)
+{
+	return do_cmds(OBJ, neighbor_cmds, neighbor_usage, argc, argv);
+}
