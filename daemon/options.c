@@ -327,6 +327,12 @@ int td_opts_check(const struct td_opts *o, char *err, size_t errlen)
 		snprintf(err, errlen, "no node device: give -i DEV (e.g. -i tor0)");
 		return -1;
 	}
+	/* a neighbor must be able to miss a hello before it is dead */
+	if (o->dead_ms <= o->hello_ms) {
+		snprintf(err, errlen, "--dead (%u ms) must be longer than --hello (%u ms)",
+			 o->dead_ms, o->hello_ms);
+		return -1;
+	}
 	if (!o->block_id && (o->block_ncoord || o->block_ndims)) {
 		snprintf(err, errlen, "block-coord and block-dims need --block ID");
 		return -1;

@@ -143,6 +143,25 @@ UNIT_TEST(opts_check_interface)
 	UNIT_CHECK(td_opts_check(&o, err, sizeof(err)) == -1);
 }
 
+/* issue 11: --hello 2000 --dead 500 was accepted */
+UNIT_TEST(opts_dead_longer_than_hello)
+{
+	struct td_opts o;
+	char err[256];
+
+	td_opts_init(&o);
+	UNIT_CHECK(set(&o, "interface", "tor0") == 0);
+	UNIT_CHECK(td_opts_check(&o, err, sizeof(err)) == 0);
+	UNIT_CHECK(set(&o, "hello", "2000") == 0);
+	UNIT_CHECK(set(&o, "dead", "500") == 0);
+	UNIT_CHECK(td_opts_check(&o, err, sizeof(err)) == -1);
+	UNIT_CHECK(strstr(err, "--dead") != NULL);
+	UNIT_CHECK(set(&o, "dead", "2000") == 0);
+	UNIT_CHECK(td_opts_check(&o, err, sizeof(err)) == -1);
+	UNIT_CHECK(set(&o, "dead", "6000") == 0);
+	UNIT_CHECK(td_opts_check(&o, err, sizeof(err)) == 0);
+}
+
 UNIT_TEST(opts_ticks)
 {
 	UNIT_CHECK(td_ms_to_ticks(500, 50) == 10);
@@ -269,6 +288,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(opts_interface),
 	UNIT_CASE(opts_block),
 	UNIT_CASE(opts_check_interface),
+	UNIT_CASE(opts_dead_longer_than_hello),
 	UNIT_CASE(opts_ticks),
 	UNIT_CASE(opts_to_config),
 	UNIT_CASE(opts_config_file),
