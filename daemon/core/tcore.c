@@ -528,21 +528,6 @@ static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
 	return tc_frame_complete(n, R);
 }
 
-/* The map sends distinct axes to distinct global axes. */
-static bool tc_R_injective(const struct tc_node *n, const uint8_t *R)
-{
-	unsigned int a, axes = 0;
-
-	for (a = 0; a < n->cfg.ndims; a++) {
-		if (R[a] == TC_NONE)
-			continue;
-		if (axes & (1u << (R[a] >> 1)))
-			return false;
-		axes |= 1u << (R[a] >> 1);
-	}
-	return true;
-}
-
 /*
  * Our place in the frame of @leader, from every neighbor in it that
  * knows the global direction of its cable to us.  Beyond the paper: the
@@ -605,7 +590,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 			*src = (int)p;
 		}
 	}
-	if (!tc_R_injective(n, R))
+	if (!tc_map_injective(n, R))
 		return -1;
 	if (found >= 2)
 		*confirmed = true;

@@ -175,6 +175,7 @@ static inline bool tc_map_complete(const struct tc_node *n,
 /* tcore_orient.c */
 void tc_resolve_flat(struct tc_node *n, uint8_t port);
 bool tc_square_backed(const struct tc_node *n, uint8_t port);
+bool tc_map_injective(const struct tc_node *n, const uint8_t *map);
 void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m);
 void tc_block_tick(struct tc_node *n);
 void tc_resolve_block(struct tc_node *n, uint8_t port);

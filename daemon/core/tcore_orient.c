@@ -35,7 +35,7 @@ static uint8_t tc_axis_mask(const struct tc_node *n)
 }
 
 /* The map sends distinct axes to distinct axes. */
-static bool tc_map_injective(const struct tc_node *n, const uint8_t *map)
+bool tc_map_injective(const struct tc_node *n, const uint8_t *map)
 {
 	uint16_t seen = 0;
 	unsigned int a;
