@@ -72,8 +72,17 @@ def ask_torusd(ns, req, dev="tor0"):
             return s.recv(65536).decode()
         finally:
             s.close()
-    with tl.netns(ns):
-        text = ask()
+    # a daemon just started answers once it has bound its socket: the
+    # kernel may already show the placement a restart resumes
+    for attempt in range(50):
+        try:
+            with tl.netns(ns):
+                text = ask()
+            break
+        except (ConnectionRefusedError, FileNotFoundError):
+            if attempt == 49:
+                raise
+            time.sleep(0.2)
     lines = text.splitlines()
     assert lines and lines[0] == "ok", text
     return dict(w.split("=", 1) for ln in lines[1:] for w in ln.split())
