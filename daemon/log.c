@@ -65,6 +65,19 @@ int td_log_debug_level(void)
 	return log_debug;
 }
 
+/* local time to the millisecond, as the stderr lines start */
+static void log_now(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char when[32];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%s.%03ld", when, ts.tv_nsec / 1000000);
+}
+
 static const char *prio_name(int prio)
 {
 	switch (prio) {
@@ -101,24 +114,16 @@ void td_log(int prio, const char *fmt, ...)
 	if (log_stderr && log_foreground && log_journal) {
 		fprintf(stderr, "<%d>%s\n", prio, msg);
 	} else if (log_stderr && log_foreground) {
-		struct timespec ts;
-		struct tm tm;
-		char when[32];
+		char when[48];
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		localtime_r(&ts.tv_sec, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(stderr, "<%d>%s.%03ld %s[%s]: %s\n", prio, when,
-			ts.tv_nsec / 1000000, log_ident, prio_name(prio), msg);
+		log_now(when, sizeof(when));
+		fprintf(stderr, "<%d>%s %s[%s]: %s\n", prio, when, log_ident,
+			prio_name(prio), msg);
 	} else if (log_stderr && prio <= LOG_WARNING) {
-		struct timespec ts;
-		struct tm tm;
-		char when[32];
+		char when[48];
 
-		clock_gettime(CLOCK_REALTIME, &ts);
-		localtime_r(&ts.tv_sec, &tm);
-		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
-		fprintf(stderr, "%s.%03ld %s[%s]: %s\n", when,
-			ts.tv_nsec / 1000000, log_ident, prio_name(prio), msg);
+		log_now(when, sizeof(when));
+		fprintf(stderr, "%s %s[%s]: %s\n", when, log_ident,
+			prio_name(prio), msg);
 	}
 }
