@@ -147,6 +147,7 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 	for (axis = 0; axis < cfg->ndims; axis++)
 		n->R[axis] = TORUS_DIR(axis, 0);
 	tc_open_reset(n);
+	n->cur = (uint8_t)((1u << cfg->ndims) - 1);
 	n->flags = TN_DIRTY | TN_CHANGED;
 	n->generation = 1;
 	return 0;
@@ -196,13 +197,13 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 		n->cmin[k] = 0;
 		n->cmax[k] = (int16_t)(v->dims[k] - 1);
 	}
+	/* the kernel does not keep ring epochs: neighbors bring them */
+	memset(n->epoch, 0, sizeof(n->epoch));
+	memset(n->hold_dims, 0, sizeof(n->hold_dims));
+	n->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
+	n->flags &= ~TN_JOINER;
 	n->flags |= TN_PLACED | TN_DIRTY | TN_CHANGED;
 	return 0;
-}
-
-static void tc_changed(struct tc_node *n)
-{
-	n->flags |= TN_CHANGED | TN_DIRTY;
 }
 
 static void tc_nbr_drop(struct tc_node *n, uint8_t port)
@@ -227,7 +228,7 @@ void tc_port_state(struct tc_node *n, uint8_t port, bool up)
 	}
 }
 
-static uint16_t tc_gcd(uint16_t a, uint16_t b)
+uint16_t tc_gcd(uint16_t a, uint16_t b)
 {
 	while (b) {
 		uint16_t t = a % b;
@@ -246,7 +247,8 @@ static uint16_t tc_gcd(uint16_t a, uint16_t b)
  * refuted; a neighbor claiming a GCD of 1 to 4 where we see a longer
  * ring is.
  */
-static bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
+bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g,
+		     bool trusted_only)
 {
 	uint32_t at[5] = { 0 };		/* id hashes at -2..2 along k */
 	unsigned int p, i, j;
@@ -259,7 +261,8 @@ static bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
 		uint8_t gd;
 		int s;
 
-		if (!nb->id || n->R[p >> 1] == TC_NONE)
+		if (!nb->id || n->R[p >> 1] == TC_NONE ||
+		    (trusted_only && !tc_trusted(n, (uint8_t)p)))
 			continue;
 		gd = tc_dir_apply(n->R, (uint8_t)p);
 		if ((gd >> 1) != k)
@@ -285,16 +288,29 @@ static void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 {
 	unsigned int k;
 
+	/* a later epoch of a ring replaces what we knew of it */
+	for (k = 0; k < n->cfg.ndims; k++) {
+		if (nb->epoch[k] > n->epoch[k])
+			tc_epoch_follow(n, k, nb);
+	}
 	for (k = 0; k < n->cfg.ndims; k++) {
 		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
 
-		if (g != n->gcd[k] && tc_ring_refuted(n, k, g)) {
+		if (nb->epoch[k] != n->epoch[k] || g == n->gcd[k])
+			continue;
+		/* a ring we decided and show does not shrink: it grew */
+		if (tc_epoch_settled(n, k))
+			tc_epoch_start(n, k);
+		else if (tc_ring_refuted(n, k, g, false)) {
 			n->stats.refuted++;
 			return;
 		}
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
 		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
+
+		if (nb->epoch[k] != n->epoch[k])
+			g = n->gcd[k];
 
 		if (g != n->gcd[k] || nb->cmin[k] < n->cmin[k] ||
 		    nb->cmax[k] > n->cmax[k] || nb->omin[k] < n->omin[k] ||
@@ -355,6 +371,13 @@ static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 		nb->clmax[k] = m->has_open ? m->clmax[k] : INT16_MIN;
 	}
 	nb->fsize = tc_frame_size(n->cfg.ndims, m->gcd, m->cmin, m->cmax);
+	if (m->has_epoch) {
+		memcpy(nb->epoch, m->epoch, sizeof(nb->epoch));
+		nb->cur = m->cur;
+	} else {
+		memset(nb->epoch, 0, sizeof(nb->epoch));
+		nb->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
+	}
 	nb->flags |= NB_EXTENT;
 }
 
@@ -366,10 +389,13 @@ static int tc_undecided_axis(const struct tc_node *n);
  * record decides every axis (a record lost on the way must not place us
  * with the extents of our first step).
  */
+/* Placed at once in a placed frame whose extents are decided. */
 static void tc_place_decided(struct tc_node *n)
 {
-	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0)
-		n->flags |= TN_PLACED | TN_DIRTY;
+	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0) {
+		n->flags |= TN_PLACED | TN_DIRTY | TN_JOINER;
+		n->placed_at = n->now;
+	}
 }
 
 /*
@@ -378,7 +404,7 @@ static void tc_place_decided(struct tc_node *n)
  * ours: a node sending made-up tables never gets one) and both ends
  * agree on the cable's direction.
  */
-static bool tc_trusted(const struct tc_node *n, uint8_t p)
+bool tc_trusted(const struct tc_node *n, uint8_t p)
 {
 	const struct tc_nbr *nb = &n->nbr[p];
 
@@ -497,11 +523,6 @@ static bool tc_frame_complete(const struct tc_node *n, const uint8_t *R)
 	return tc_map_complete(n, R, tc_live_axes(n));
 }
 
-static void tc_step(int16_t *coord, uint8_t gdir)
-{
-	coord[gdir >> 1] += (gdir & 1) ? -1 : 1;
-}
-
 /*
  * The frame this node would have by following the neighbor on @port:
  * false if it would leave an axis with a live port unoriented.
@@ -554,7 +575,8 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		if (!nb->id || (nb->flags & NB_CONFLICT) ||
 		    !(nb->flags & NB_FRAME) || !(nb->flags & NB_EXTENT) ||
 		    nb->leader != leader ||
-		    nb->R[nb->peer_port >> 1] == TC_NONE)
+		    nb->R[nb->peer_port >> 1] == TC_NONE ||
+		    nb->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
 			continue;
 		g = tc_dir_apply(nb->R, nb->peer_port);
 		img = (uint8_t)(g ^ 1 ^ (p & 1));
@@ -577,7 +599,10 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		tc_step(c, g);
 		/* they must agree on the frame's rings, and our place on
 		 * them up to whole turns (a made-up record rarely does) */
-		if (found && memcmp(nb->gcd, n->nbr[*src].gcd, sizeof(nb->gcd)))
+		if (found && (memcmp(nb->gcd, n->nbr[*src].gcd,
+				     sizeof(nb->gcd)) ||
+			      memcmp(nb->epoch, n->nbr[*src].epoch,
+				     sizeof(nb->epoch))))
 			return -1;
 		for (k = 0; found && k < n->cfg.ndims; k++) {
 			int gap = c[k] - coord[k];
@@ -616,8 +641,10 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 			memcpy(n->omax, nb->omax, sizeof(n->omax));
 			memcpy(n->clmin, nb->clmin, sizeof(n->clmin));
 			memcpy(n->clmax, nb->clmax, sizeof(n->clmax));
+			memcpy(n->epoch, nb->epoch, sizeof(n->epoch));
 		} else {
 			memset(n->gcd, 0, sizeof(n->gcd));
+			memset(n->epoch, 0, sizeof(n->epoch));
 			memcpy(n->cmin, coord, sizeof(n->cmin));
 			memcpy(n->cmax, coord, sizeof(n->cmax));
 			tc_open_reset(n);
@@ -625,14 +652,17 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		memcpy(n->R, R, sizeof(n->R));
 		/* a frame whose rings we can refute is not joined at all */
 		for (k = 0; k < nd; k++)
-			if (tc_ring_refuted(n, k, n->gcd[k])) {
+			if (tc_ring_refuted(n, k, n->gcd[k], false)) {
 				old.stats.refuted++;
 				memcpy(n, &old, sizeof(old));
 				return;
 			}
 		/* placed again only in the new frame, once it decides */
 		n->flags &= ~TN_PLACED;
+		memset(n->hold_dims, 0, sizeof(n->hold_dims));
 	}
+	/* our place comes from a neighbor current on every axis */
+	n->cur = (uint8_t)((1u << nd) - 1);
 	if (nb->leader != n->leader || memcmp(R, n->R, nd) ||
 	    memcmp(coord, n->coord, nd * sizeof(int16_t)))
 		tc_changed(n);
@@ -678,11 +708,34 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 		int gap = pred[k] - n->coord[k];
 		uint16_t g;
 
-		if (!gap)
+		if (!gap || !tc_epoch_current(n, nb, k))
 			continue;
 		g = tc_gcd(n->gcd[k], (uint16_t)abs(gap));
-		if (g != n->gcd[k] && tc_ring_refuted(n, k, g)) {
-			n->stats.refuted++;
+		if (g == n->gcd[k])
+			continue;
+		/*
+		 * A ring we decided and show: a newcomer's turn that does
+		 * not divide it (or ours, if we only just joined) proves
+		 * the ring longer now; between nodes placed long since, it
+		 * is a miswired cable (tc_miswired()).
+		 */
+		if (tc_epoch_settled(n, k)) {
+			if (!(nb->flags & NB_PLACED) || tc_epoch_newcomer(n))
+				tc_epoch_start(n, k);
+			else
+				n->stats.refuted++;
+			continue;
+		}
+		if (tc_ring_refuted(n, k, g, false)) {
+			/*
+			 * Honest turns are multiples of the extent: one
+			 * refuting the frame's ring on a trusted cable
+			 * means the ring changed since it was decided.
+			 */
+			if (n->gcd[k] && !n->hold_dims[k])
+				tc_epoch_start(n, k);
+			else
+				n->stats.refuted++;
 			continue;
 		}
 		if (g != n->gcd[k]) {
@@ -763,7 +816,7 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 	 */
 	for (a = 0; a < n->cfg.ndims; a++)
 		if ((n->R[a] != TC_NONE && n->R[a] != bR[a]) ||
-		    (n->coord[a] != bcoord[a] &&
+		    (n->coord[a] != bcoord[a] && (n->cur & (1u << a)) &&
 		     (!n->gcd[a] || (n->coord[a] - bcoord[a]) % n->gcd[a]))) {
 			tc_adopt(n, (uint8_t)bsrc, bR, bcoord);
 			return;
@@ -787,7 +840,9 @@ static void tc_elect(struct tc_node *n)
 	for (p = 0; p < tc_nports(n); p++) {
 		const struct tc_nbr *nb = &n->nbr[p];
 
-		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord))
+		/* a ring surveyed again: not through a stale coordinate */
+		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord) ||
+		    nb->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
 			continue;
 		tc_nbr_rank(nb, &r);
 		if (best < 0 || tc_rank_above(&r, &best_rank)) {
@@ -885,6 +940,7 @@ static void tc_send_all(struct tc_node *n)
 		tw_put_extent(&b, n->cfg.ndims, n->gcd, n->cmin, n->cmax);
 		tw_put_open(&b, n->cfg.ndims, n->omin, n->omax, n->clmin,
 			    n->clmax);
+		tw_put_epoch(&b, n->cfg.ndims, n->epoch, n->cur);
 		if (n->cfg.block_mode)
 			tc_put_block_tlvs(n, &b, p);
 		if (b.overflow) {
@@ -963,9 +1019,10 @@ static int tc_undecided_axis(const struct tc_node *n)
 	unsigned int k;
 
 	for (k = 0; k < n->cfg.ndims; k++)
-		if (!n->gcd[k] &&
-		    (n->omin[k] <= n->cmin[k] || n->omax[k] >= n->cmax[k] ||
-		     n->clmin[k] > n->cmin[k] || n->clmax[k] < n->cmax[k]))
+		if (!(n->cur & (1u << k)) ||
+		    (!n->gcd[k] &&
+		     (n->omin[k] <= n->cmin[k] || n->omax[k] >= n->cmax[k] ||
+		      n->clmin[k] > n->cmin[k] || n->clmax[k] < n->cmax[k])))
 			return (int)k;
 	return -1;
 }
@@ -1032,7 +1089,8 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int gap = pred[k] - nb->coord[k];
 
-		if (gap && (!n->gcd[k] || gap % n->gcd[k]))
+		if (gap && tc_epoch_current(n, nb, k) &&
+		    (!n->gcd[k] || gap % n->gcd[k]))
 			return true;
 	}
 	return false;
@@ -1122,11 +1180,16 @@ void tc_tick(struct tc_node *n)
 
 	/* election and extent checks only look at what changed */
 	if (n->flags & (TN_RX | TN_CHANGED)) {
+		/* turns first: a contradiction must be seen before we place */
+		for (p = 0; p < tc_nports(n); p++)
+			if (tc_turn_evidence(n, p))
+				tc_check_extent(n, p);
 		tc_elect(n);
 		for (p = 0; p < tc_nports(n); p++)
 			if (tc_turn_evidence(n, p))
 				tc_check_extent(n, p);
 	}
+	tc_epoch_tick(n);
 	tc_note_ends(n);
 	tc_note_miswired(n);
 
@@ -1158,8 +1221,11 @@ void tc_tick(struct tc_node *n)
 		/* a block whose faces are still being oriented waits */
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
 		    tc_R_any(n) &&
-		    !(n->cfg.block_mode && tc_block_pending(n)))
+		    !(n->cfg.block_mode && tc_block_pending(n))) {
 			n->flags |= TN_PLACED | TN_DIRTY;
+			n->flags &= ~TN_JOINER;
+			n->placed_at = n->now;
+		}
 	}
 
 	if ((n->flags & TN_DIRTY) || !n->hello_in) {
@@ -1207,6 +1273,11 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		v->role = TC_ROLE_NONE;
 	}
 	if ((v->state == TC_FAILED || v->state == TC_DISCOVERING) &&
+	    n->reason == R_UNDECIDED && !(n->cur & (1u << n->reason_axis)))
+		snprintf(v->reason, sizeof(v->reason),
+			 "ring of axis %c surveyed again: it grew",
+			 TORUS_AXIS_NAMES[n->reason_axis]);
+	else if ((v->state == TC_FAILED || v->state == TC_DISCOVERING) &&
 	    n->reason == R_UNDECIDED)
 		snprintf(v->reason, sizeof(v->reason),
 			 "extent of axis %c undecided: no ring closed, an end open",
@@ -1222,6 +1293,13 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int ext = tc_extent(n, k), c;
 
+		if (n->hold_dims[k]) {
+			/* surveyed again: the place it was decided on */
+			v->dims[k] = n->hold_dims[k];
+			v->coord[k] = n->hold_coord[k];
+			v->wrap |= 1u << k;
+			continue;
+		}
 		if (n->gcd[k]) {
 			c = ((n->coord[k] % ext) + ext) % ext;
 			v->wrap |= 1u << k;

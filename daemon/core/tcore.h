@@ -128,6 +128,7 @@ struct tc_stats {
 	uint64_t queue_drops;	/* block face records not forwarded: queue full */
 	uint64_t oversize;	/* messages not sent: above TC_MSG_MAX */
 	uint64_t refuted;	/* ring extents claimed that we could refute */
+	uint64_t resurveys;	/* ring epochs started here (ring grew) */
 };
 
 struct tc_node;
@@ -206,5 +207,10 @@ void tc_nbr_info(const struct tc_node *n, uint8_t port,
  * advance.
  */
 uint32_t tc_next_deadline(const struct tc_node *n);
+/*
+ * A ring of the node's frame is being surveyed again (it grew): its
+ * view still shows the place decided before, and will change.
+ */
+bool tc_surveying(const struct tc_node *n);
 
 #endif /* TORUS_TCORE_H */

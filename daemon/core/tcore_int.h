@@ -46,6 +46,8 @@ struct tc_nbr {
 	int16_t omax[TC_MAX_AXES];
 	int16_t clmin[TC_MAX_AXES];
 	int16_t clmax[TC_MAX_AXES];
+	uint16_t epoch[TC_MAX_AXES];	/* its ring epochs */
+	uint8_t cur;		/* axes its coordinate is current on */
 };
 
 /* block mode: one face of my block, named by its normal (local dir) */
@@ -76,6 +78,7 @@ struct tc_qent {
 #define TN_CHANGED	0x04	/* the frame, map or extents changed */
 #define TN_RX		0x08	/* a neighbor's frame changed: re-elect */
 #define TN_WAS_PLACED	0x10	/* placed at the last view */
+#define TN_JOINER	0x20	/* placed by joining a frame already placed */
 
 enum tc_reason {
 	R_NONE,
@@ -125,6 +128,19 @@ struct tc_node {
 	int16_t clmin[TC_MAX_AXES];
 	int16_t clmax[TC_MAX_AXES];
 	uint8_t reason_axis;	/* the undecided axis, for the reason */
+	/*
+	 * Rings surveyed again (tcore_epoch.c): a ring's extent holds for
+	 * an epoch of its axis; the wiring proving it longer starts the
+	 * next, in which coordinates along the axis are derived again from
+	 * the nodes that were at 0 (the anchors).  @cur: axes our
+	 * coordinate is current on in its epoch.  While a placed node's
+	 * ring is surveyed again, its view keeps @hold_dims/@hold_coord.
+	 */
+	uint16_t epoch[TC_MAX_AXES];
+	uint8_t cur;
+	uint16_t hold_dims[TC_MAX_AXES];
+	uint8_t hold_coord[TC_MAX_AXES];
+	uint32_t placed_at;	/* tick we were last placed */
 	/* per port, indexed by label: 2 * ndims entries each */
 	struct tc_nbr *nbr;
 	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
@@ -171,6 +187,34 @@ static inline bool tc_map_complete(const struct tc_node *n,
 			return false;
 	return true;
 }
+
+static inline void tc_changed(struct tc_node *n)
+{
+	n->flags |= TN_CHANGED | TN_DIRTY;
+}
+
+static inline void tc_step(int16_t *coord, uint8_t gdir)
+{
+	coord[gdir >> 1] += (gdir & 1) ? -1 : 1;
+}
+
+/* tcore.c */
+uint16_t tc_gcd(uint16_t a, uint16_t b);
+bool tc_trusted(const struct tc_node *n, uint8_t p);
+bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g,
+		     bool trusted_only);
+
+/* tcore_epoch.c */
+bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
+		      unsigned int k);
+void tc_epoch_start(struct tc_node *n, unsigned int k);
+void tc_epoch_follow(struct tc_node *n, unsigned int k,
+		     const struct tc_nbr *nb);
+void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
+		    uint16_t gcd);
+void tc_epoch_tick(struct tc_node *n);
+bool tc_epoch_settled(const struct tc_node *n, unsigned int k);
+bool tc_epoch_newcomer(const struct tc_node *n);
 
 /* tcore_orient.c */
 void tc_resolve_flat(struct tc_node *n, uint8_t port);

@@ -93,3 +93,15 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 	}
 	return next ? next : 1;
 }
+
+bool tc_surveying(const struct tc_node *n)
+{
+	unsigned int k;
+
+	if (n->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
+		return true;
+	for (k = 0; k < n->cfg.ndims; k++)
+		if (n->hold_dims[k])
+			return true;
+	return false;
+}

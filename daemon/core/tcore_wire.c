@@ -172,6 +172,20 @@ void tw_put_open(struct tw_buf *b, uint8_t ndims, const int16_t *omin,
 	}
 }
 
+void tw_put_epoch(struct tw_buf *b, uint8_t ndims, const uint16_t *epoch,
+		  uint8_t cur)
+{
+	uint8_t *v = tw_tlv(b, TW_EPOCH, 2 + 2 * (size_t)ndims);
+	unsigned int i;
+
+	if (!v)
+		return;
+	v[0] = ndims;
+	for (i = 0; i < ndims; i++)
+		put16(v + 1 + 2 * i, epoch[i]);
+	v[1 + 2 * ndims] = cur;
+}
+
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 		   const struct tw_orient *o)
 {
@@ -279,6 +293,15 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 		}
 		m->has_open = true;
 		return true;
+	case TW_EPOCH:
+		if (vlen != 2 + 2 * ndims || v[0] != ndims || m->has_epoch ||
+		    (v[1 + 2 * ndims] & ~((1u << ndims) - 1)))
+			return false;
+		for (i = 0; i < ndims; i++)
+			m->epoch[i] = get16(v + 1 + 2 * i);
+		m->cur = v[1 + 2 * ndims];
+		m->has_epoch = true;
+		return true;
 	case TW_FACE: {
 		struct tw_face *f;
 
@@ -335,6 +358,7 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	/* only the presence flags and counts: arrays are read up to them */
 	m->has_id = m->has_port = m->has_nbrs = false;
 	m->has_block = m->has_frame = m->has_extent = m->has_open = false;
+	m->has_epoch = false;
 	m->nnbrs = m->nface = m->norient = 0;
 	if (!msg || len < 2 || msg[0] != TW_MAGIC || msg[1] != TW_VERSION ||
 	    !ndims || ndims > TC_MAX_AXES)

@@ -32,6 +32,8 @@ enum tw_type {
 	TW_FAIL,	/* u32 block, u8 normal: face orientation failed */
 	TW_OPEN,	/* u8 n, n x {s16 omin, omax, cmin, cmax}: open and
 			 * closed ends, see struct tc_node */
+	TW_EPOCH,	/* u8 n, n x u16 ring epoch, u8 current axes: see
+			 * struct tc_node; absent means epoch 0, all current */
 };
 
 #define TW_FRAME_PLACED	0x01
@@ -58,7 +60,7 @@ struct tw_msg {
 	uint64_t id;
 	uint8_t port;
 	bool has_id, has_port, has_nbrs, has_block, has_frame, has_extent;
-	bool has_open;
+	bool has_open, has_epoch;
 	uint8_t nnbrs;
 	uint8_t nbr_label[TC_MAX_PORTS];
 	uint32_t nbr_hash[TC_MAX_PORTS];
@@ -75,6 +77,8 @@ struct tw_msg {
 	int16_t omax[TC_MAX_AXES];
 	int16_t clmin[TC_MAX_AXES];
 	int16_t clmax[TC_MAX_AXES];
+	uint16_t epoch[TC_MAX_AXES];
+	uint8_t cur;
 	uint8_t nface;
 	struct tw_face face[TW_MAX_FACE];
 	uint8_t norient;
@@ -102,6 +106,8 @@ void tw_put_extent(struct tw_buf *b, uint8_t ndims, const uint16_t *gcd,
 void tw_put_open(struct tw_buf *b, uint8_t ndims, const int16_t *omin,
 		 const int16_t *omax, const int16_t *clmin,
 		 const int16_t *clmax);
+void tw_put_epoch(struct tw_buf *b, uint8_t ndims, const uint16_t *epoch,
+		  uint8_t cur);
 void tw_put_face(struct tw_buf *b, uint8_t ndims, const struct tw_face *f);
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 		   const struct tw_orient *o);

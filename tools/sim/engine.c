@@ -99,6 +99,7 @@ struct engine {
 	uint8_t *run;			/* enum run_state */
 	uint8_t *stops;			/* restarts under way */
 	uint8_t *rewired;		/* one of its cables changed */
+	uint8_t *started;		/* (re)started: its generation began anew */
 	struct tc_view *saved;		/* view when its daemon stopped */
 	struct sim_liar *liars;
 	uint32_t *liar_of;		/* node -> index in liars */
@@ -791,10 +792,26 @@ nomem_blocks:
 		fprintf(stderr, "unplaced node %u (", u);
 		for (a = 0; a < nd; a++)
 			fprintf(stderr, "%s%u", a ? "," : "", c[a]);
-		fprintf(stderr, ") in the main component, %s: %s\n",
+		fprintf(stderr, ") in the main component, %s: %s;",
 			state_name(v.state), v.reason);
+		for (a = 0; a < w->nports; a++) {
+			struct tc_nbr_info ni;
+
+			tc_nbr_info(NODE(e, u), (uint8_t)a, &ni);
+			fprintf(stderr, " %u:%c", a, "-urR"[ni.status]);
+		}
+		fputc('\n', stderr);
 		i++;
 	}
+	for (u = 0, i = 0; o->verbose && u < n && i < 10; u++)
+		if (e->run[u] == NODE_CORE && tc_surveying(NODE(e, u))) {
+			fprintf(stderr, "node %u still surveys a ring\n", u);
+			i++;
+		} else if (e->run[u] == NODE_CORE) {
+			tc_view(NODE(e, u), &v);
+			if (v.state != TC_PLACED && v.state != TC_FAILED)
+				fprintf(stderr, "node %u %s: %s\n", u, state_name(v.state), v.reason);
+		}
 	r->main_placed = main_root == UINT32_MAX ? 0 : cplaced[main_root];
 	r->consistent = !r->bad_coord && !r->bad_dims && !r->bad_portmap &&
 			!r->bad_frame && !r->split_components;
@@ -1019,6 +1036,7 @@ static void start_core(struct engine *e, uint32_t u, bool resume,
 		return;
 	}
 	e->run[u] = NODE_CORE;
+	e->started[u] = 1;
 	for (l = 0; l < w->nports; l++) {
 		if (!carrier(e, u, l))
 			continue;
@@ -1136,6 +1154,7 @@ static void engine_free(struct engine *e)
 	free(e->run);
 	free(e->stops);
 	free(e->rewired);
+	free(e->started);
 	free(e->saved);
 	free(e->liars);
 	free(e->liar_of);
@@ -1171,6 +1190,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->run = calloc(n, 1);
 	e->stops = calloc(n, 1);
 	e->rewired = calloc(n, 1);
+	e->started = calloc(n, 1);
 	e->place = calloc(n, sizeof(*e->place));
 	e->wrong_node = calloc(n, 1);
 	e->listed = calloc(n, 1);
@@ -1181,7 +1201,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 		e->liar_of = calloc(n, sizeof(*e->liar_of));
 	}
 	if (!e->nodes || !e->peer || !e->wrongp || !e->ever || !e->powered ||
-	    !e->run || !e->stops || !e->rewired || !e->place ||
+	    !e->run || !e->stops || !e->rewired || !e->started || !e->place ||
 	    !e->wrong_node || !e->listed || (o->restarts && !e->saved) ||
 	    (s->nliars && (!e->liars || !e->liar_of)) ||
 	    frames_init(&e->fr, 64))
@@ -1315,12 +1335,15 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 				continue;
 			nrun++;
 			/* the view (state included) moves with its generation */
-			if (tc_generation(NODE(&e, u)) == gen[u]) {
-				nfinal += is_final(state[u]);
+			if (tc_generation(NODE(&e, u)) == gen[u] &&
+			    !e.started[u]) {
+				nfinal += is_final(state[u]) &&
+					  !tc_surveying(NODE(&e, u));
 				continue;
 			}
 			tc_view(NODE(&e, u), &v);
 			gen[u] = v.generation;
+			e.started[u] = 0;
 			changed++;
 			h = view_hash(&v);
 			if (h != hash[u]) {
@@ -1340,7 +1363,8 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 			place_update(&e, u, &v, r);
 			if (v.state == TC_PLACED)
 				list[nl++] = u;
-			nfinal += is_final(state[u]);
+			nfinal += is_final(state[u]) &&
+				  !tc_surveying(NODE(&e, u));
 		}
 		nl = ring2_neighbours(&e, list, nl);
 		tick_check(&e, list, nl, r);
@@ -1414,6 +1438,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		/* messages the core did not send: above TC_MSG_MAX */
 		r->oversize += st.oversize;
 		r->refuted += st.refuted;
+		r->resurveys += st.resurveys;
 		if (last_change[u] > r->rounds)
 			r->rounds = last_change[u];
 		if (last_offset[u] > r->rounds_coords)

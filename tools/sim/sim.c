@@ -708,6 +708,7 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 	json_uint(jw, "oversize_msgs", r->oversize);
 	json_uint(jw, "queue_drops", r->queue_drops);
 	json_uint(jw, "refuted", r->refuted);
+	json_uint(jw, "resurveys", r->resurveys);
 	json_uint(jw, "moved", r->moved);
 	json_uint(jw, "moved_rewired", r->moved_rewired);
 	json_uint(jw, "moved_after_growth", r->moved_after_growth);
@@ -784,6 +785,7 @@ int main(int argc, char **argv)
 		tot.oversize += r->oversize;
 		tot.queue_drops += r->queue_drops;
 		tot.refuted += r->refuted;
+		tot.resurveys += r->resurveys;
 		tot.moved += r->moved;
 		tot.moved_rewired += r->moved_rewired;
 		tot.moved_after_growth += r->moved_after_growth;
@@ -899,6 +901,7 @@ int main(int argc, char **argv)
 		json_uint(jw, "oversize_msgs", tot.oversize);
 		json_uint(jw, "queue_drops", tot.queue_drops);
 		json_uint(jw, "refuted", tot.refuted);
+		json_uint(jw, "resurveys", tot.resurveys);
 		json_uint(jw, "msgs_lost", tot.lost);
 		json_uint(jw, "msgs_duplicated", tot.duplicated);
 		json_uint(jw, "msgs_delayed", tot.delayed);

@@ -140,6 +140,7 @@ struct sim_result {
 					 * --mtu; the core's unsent ones */
 	uint64_t queue_drops;		/* tc_stats.queue_drops, summed */
 	uint64_t refuted;		/* tc_stats.refuted, summed */
+	uint64_t resurveys;		/* tc_stats.resurveys, summed */
 	/* time */
 	uint32_t moved;			/* placed nodes that moved later */
 	uint32_t moved_rewired;		/* ... whose own cables changed */

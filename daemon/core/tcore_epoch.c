@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Rings surveyed again: a fabric grown by a slab, or any wiring that
+ * proves a decided ring longer.
+ *
+ * A ring's extent is the GCD of the turns seen around it, and the GCD
+ * only ever shrinks: evidence from a ring that has since grown would
+ * fold 4 and 6 into 2.  So a ring's extent holds for an epoch of its
+ * axis.  A placed node that sees its ring contradicted by the wiring it
+ * can check itself (its own window of five distinct nodes refuting the
+ * extent, or a trusted cable to a newcomer whose turn does not divide
+ * it) starts the next epoch; the epoch spreads through the frame with
+ * the extent records, and in it:
+ *
+ *  - the nodes that were placed at coordinate 0 on the axis (a plane
+ *    across the ring, the anchors) keep 0; every other node derives its
+ *    coordinate on the axis again from a neighbour that already has,
+ *    one cable at a time, like the first discovery did from the leader.
+ *    Any path from the anchor plane in today's wiring gives a position
+ *    up to whole turns, so the turns seen between current nodes are
+ *    multiples of the new extent and the GCD finds it;
+ *  - a placed node keeps showing its old place and extent (they were
+ *    right for the wiring it was decided on) until the new extent is
+ *    known and nothing changed for quiet_ticks; a node not placed
+ *    places only once it is current on every axis.
+ *
+ * A ring grown at its coordinate seam (after its highest coordinate)
+ * keeps every old node where it was; grown anywhere else, the arc
+ * behind the new slab moves up by the slab's width, because a ring's
+ * coordinates are consecutive.  Only trusted neighbours (resolved, or
+ * square-backed) start or spread an epoch: a made-up record cannot.
+ */
+#include <string.h>
+
+#include "tcore_int.h"
+
+static int tc_norm(int c, unsigned int g)
+{
+	return ((c % (int)g) + (int)g) % (int)g;
+}
+
+/*
+ * Who keeps coordinate 0: the leader, the frame's origin; and a node
+ * that placed with the frame (not by joining it once placed) long
+ * enough ago, so that no newcomer where the ring grew is taken.
+ */
+static bool tc_epoch_anchor(const struct tc_node *n)
+{
+	return n->leader == n->cfg.id ||
+	       (!(n->flags & TN_JOINER) &&
+		n->now - n->placed_at >= n->cfg.quiet_ticks);
+}
+
+/* both we and the neighbour hold a coordinate of the same epoch on @k */
+bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
+		      unsigned int k)
+{
+	return (n->cur & nb->cur & (1u << k)) && n->epoch[k] == nb->epoch[k];
+}
+
+/*
+ * Enter epoch @epoch of axis @k, in which the frame knows the extent
+ * @gcd so far (0: not yet).
+ */
+void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
+		    uint16_t gcd)
+{
+	uint16_t old = n->gcd[k];
+	bool anchor = false;
+
+	if (n->flags & TN_PLACED) {
+		if (!n->hold_dims[k] && old) {
+			n->hold_dims[k] = old;
+			n->hold_coord[k] = (uint8_t)tc_norm(n->coord[k], old);
+		}
+		anchor = n->hold_dims[k] && !n->hold_coord[k] &&
+			 tc_epoch_anchor(n);
+	}
+	if (anchor)
+		n->coord[k] = 0;
+	else if (old)
+		n->coord[k] = (int16_t)tc_norm(n->coord[k], old);
+	if (anchor)
+		n->cur |= (uint8_t)(1u << k);
+	else
+		n->cur &= (uint8_t)~(1u << k);
+	n->epoch[k] = epoch;
+	n->gcd[k] = gcd;
+	tc_changed(n);
+}
+
+/* a trusted neighbor of our frame is in a later epoch of @k: join it */
+void tc_epoch_follow(struct tc_node *n, unsigned int k,
+		     const struct tc_nbr *nb)
+{
+	if (n->gcd[k] && nb->gcd[k] == n->gcd[k] && (n->cur & (1u << k))) {
+		/* resumed after the survey: nothing to derive */
+		n->epoch[k] = nb->epoch[k];
+		tc_changed(n);
+	} else {
+		tc_epoch_enter(n, k, nb->epoch[k], nb->gcd[k]);
+	}
+}
+
+/* the wiring proved our decided ring on @k wrong: survey it again */
+void tc_epoch_start(struct tc_node *n, unsigned int k)
+{
+	n->stats.resurveys++;
+	tc_epoch_enter(n, k, (uint16_t)(n->epoch[k] + 1), 0);
+}
+
+/* joined a placed frame so recently that its wiring may prove us wrong */
+bool tc_epoch_newcomer(const struct tc_node *n)
+{
+	return (n->flags & (TN_PLACED | TN_JOINER)) ==
+	       (TN_PLACED | TN_JOINER) &&
+	       n->now - n->placed_at < n->cfg.quiet_ticks;
+}
+
+/*
+ * Our ring on @k is decided in its epoch and shown in our view: only
+ * then may new evidence start the next epoch (a survey under way is
+ * not interrupted by its own transients).
+ */
+bool tc_epoch_settled(const struct tc_node *n, unsigned int k)
+{
+	return (n->flags & TN_PLACED) && n->gcd[k] && !n->hold_dims[k] &&
+	       (n->cur & (1u << k));
+}
+
+/* a trusted neighbour on @k that is not placed yet: a newcomer */
+static bool tc_newcomer_on_axis(const struct tc_node *n, unsigned int k)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		if (nb->id && !(nb->flags & NB_PLACED) &&
+		    n->R[p >> 1] != TC_NONE &&
+		    (tc_dir_apply(n->R, (uint8_t)p) >> 1) == k &&
+		    tc_trusted(n, (uint8_t)p))
+			return true;
+	}
+	return false;
+}
+
+/* derive our coordinate on @k from a neighbour current on it */
+static void tc_epoch_derive(struct tc_node *n, unsigned int k)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+		int16_t c[TC_MAX_AXES];
+
+		if (!nb->id || !(nb->flags & NB_FRAME) ||
+		    nb->leader != n->leader || nb->epoch[k] != n->epoch[k] ||
+		    !(nb->cur & (1u << k)) ||
+		    nb->R[nb->peer_port >> 1] == TC_NONE ||
+		    (nb->flags & NB_MISWIRED) || !tc_trusted(n, (uint8_t)p))
+			continue;
+		memcpy(c, nb->coord, sizeof(c));
+		tc_step(c, tc_dir_apply(nb->R, nb->peer_port));
+		n->coord[k] = c[k];
+			if (c[k] < n->cmin[k])
+			n->cmin[k] = c[k];
+		if (c[k] > n->cmax[k])
+			n->cmax[k] = c[k];
+		n->cur |= (uint8_t)(1u << k);
+		tc_changed(n);
+		return;
+	}
+}
+
+/*
+ * A neighbor's later epoch, kept from a message that arrived before we
+ * trusted it (tc_merge_extent() takes it at once otherwise).
+ */
+static void tc_epoch_catch_up(struct tc_node *n, unsigned int k)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		if (nb->id && (nb->flags & NB_EXTENT) &&
+		    nb->leader == n->leader && nb->epoch[k] > n->epoch[k] &&
+		    tc_trusted(n, (uint8_t)p))
+			tc_epoch_follow(n, k, nb);
+	}
+}
+
+void tc_epoch_tick(struct tc_node *n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++) {
+		tc_epoch_catch_up(n, k);
+		/* five distinct nodes in a row refute a ring of 4 or less */
+		if (tc_epoch_settled(n, k) && tc_newcomer_on_axis(n, k) &&
+		    tc_ring_refuted(n, k, n->gcd[k], true))
+			tc_epoch_start(n, k);
+		if (!(n->cur & (1u << k)))
+			tc_epoch_derive(n, k);
+		if (n->hold_dims[k] && n->gcd[k] && (n->cur & (1u << k)) &&
+		    n->quiet >= n->cfg.quiet_ticks) {
+			n->hold_dims[k] = 0;
+			tc_changed(n);
+		}
+	}
+}
