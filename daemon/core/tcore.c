@@ -245,10 +245,10 @@ uint16_t tc_gcd(uint16_t a, uint16_t b)
  * neighbors on the axis and theirs straight on (from their neighbor
  * tables).  Honest evidence is a multiple of the extent and is never
  * refuted; a neighbor claiming a GCD of 1 to 4 where we see a longer
- * ring is.
+ * ring is.  Only neighbors we trust count: a node making up its
+ * neighbor table must not refute an honest ring either.
  */
-bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g,
-		     bool trusted_only)
+bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
 {
 	uint32_t at[5] = { 0 };		/* id hashes at -2..2 along k */
 	unsigned int p, i, j;
@@ -262,7 +262,7 @@ bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g,
 		int s;
 
 		if (!nb->id || n->R[p >> 1] == TC_NONE ||
-		    (trusted_only && !tc_trusted(n, (uint8_t)p)))
+		    !tc_trusted(n, (uint8_t)p))
 			continue;
 		gd = tc_dir_apply(n->R, (uint8_t)p);
 		if ((gd >> 1) != k)
@@ -301,7 +301,7 @@ static void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 		/* a ring we decided and show does not shrink: it grew */
 		if (tc_epoch_settled(n, k))
 			tc_epoch_start(n, k);
-		else if (tc_ring_refuted(n, k, g, false)) {
+		else if (tc_ring_refuted(n, k, g)) {
 			n->stats.refuted++;
 			return;
 		}
@@ -576,7 +576,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		    !(nb->flags & NB_FRAME) || !(nb->flags & NB_EXTENT) ||
 		    nb->leader != leader ||
 		    nb->R[nb->peer_port >> 1] == TC_NONE ||
-		    nb->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
+		    !tc_epoch_source(n, nb))
 			continue;
 		g = tc_dir_apply(nb->R, nb->peer_port);
 		img = (uint8_t)(g ^ 1 ^ (p & 1));
@@ -652,7 +652,7 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		memcpy(n->R, R, sizeof(n->R));
 		/* a frame whose rings we can refute is not joined at all */
 		for (k = 0; k < nd; k++)
-			if (tc_ring_refuted(n, k, n->gcd[k], false)) {
+			if (tc_ring_refuted(n, k, n->gcd[k])) {
 				old.stats.refuted++;
 				memcpy(n, &old, sizeof(old));
 				return;
@@ -726,7 +726,7 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 				n->stats.refuted++;
 			continue;
 		}
-		if (tc_ring_refuted(n, k, g, false)) {
+		if (tc_ring_refuted(n, k, g)) {
 			/*
 			 * Honest turns are multiples of the extent: one
 			 * refuting the frame's ring on a trusted cable
@@ -842,7 +842,7 @@ static void tc_elect(struct tc_node *n)
 
 		/* a ring surveyed again: not through a stale coordinate */
 		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord) ||
-		    nb->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
+		    !tc_epoch_source(n, nb))
 			continue;
 		tc_nbr_rank(nb, &r);
 		if (best < 0 || tc_rank_above(&r, &best_rank)) {

@@ -40,15 +40,26 @@ static int tc_norm(int c, unsigned int g)
 }
 
 /*
- * Who keeps coordinate 0: the leader, the frame's origin; and a node
- * that placed with the frame (not by joining it once placed) long
- * enough ago, so that no newcomer where the ring grew is taken.
+ * Who keeps its coordinate: the leader, the frame's origin.  No other
+ * node can be sure that it is not a newcomer placed where the ring grew
+ * before the growth was seen.
  */
 static bool tc_epoch_anchor(const struct tc_node *n)
 {
-	return n->leader == n->cfg.id ||
-	       (!(n->flags & TN_JOINER) &&
-		n->now - n->placed_at >= n->cfg.quiet_ticks);
+	return n->leader == n->cfg.id;
+}
+
+/*
+ * A neighbor we may take a place from: current on every axis, and in
+ * our epochs if it is of our frame (a ring surveyed again must not get
+ * a coordinate from before the survey).
+ */
+bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb)
+{
+	if (nb->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
+		return false;
+	return nb->leader != n->leader ||
+	       !memcmp(nb->epoch, n->epoch, n->cfg.ndims * sizeof(uint16_t));
 }
 
 /* both we and the neighbour hold a coordinate of the same epoch on @k */
@@ -199,12 +210,19 @@ void tc_epoch_tick(struct tc_node *n)
 		tc_epoch_catch_up(n, k);
 		/* five distinct nodes in a row refute a ring of 4 or less */
 		if (tc_epoch_settled(n, k) && tc_newcomer_on_axis(n, k) &&
-		    tc_ring_refuted(n, k, n->gcd[k], true))
+		    tc_ring_refuted(n, k, n->gcd[k]))
 			tc_epoch_start(n, k);
 		if (!(n->cur & (1u << k)))
 			tc_epoch_derive(n, k);
+		/* the extent found in this epoch, unchanged for K ticks */
+		if (n->gcd[k] != n->ring_seen[k] || !(n->cur & (1u << k))) {
+			n->ring_seen[k] = n->gcd[k];
+			n->ring_quiet[k] = 0;
+		} else if (n->ring_quiet[k] < UINT16_MAX) {
+			n->ring_quiet[k]++;
+		}
 		if (n->hold_dims[k] && n->gcd[k] && (n->cur & (1u << k)) &&
-		    n->quiet >= n->cfg.quiet_ticks) {
+		    n->ring_quiet[k] >= n->cfg.quiet_ticks) {
 			n->hold_dims[k] = 0;
 			tc_changed(n);
 		}

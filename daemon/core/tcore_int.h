@@ -141,6 +141,8 @@ struct tc_node {
 	uint16_t hold_dims[TC_MAX_AXES];
 	uint8_t hold_coord[TC_MAX_AXES];
 	uint32_t placed_at;	/* tick we were last placed */
+	uint16_t ring_seen[TC_MAX_AXES];	/* extent seen at the last tick */
+	uint16_t ring_quiet[TC_MAX_AXES];	/* ticks it has not changed */
 	/* per port, indexed by label: 2 * ndims entries each */
 	struct tc_nbr *nbr;
 	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
@@ -201,12 +203,12 @@ static inline void tc_step(int16_t *coord, uint8_t gdir)
 /* tcore.c */
 uint16_t tc_gcd(uint16_t a, uint16_t b);
 bool tc_trusted(const struct tc_node *n, uint8_t p);
-bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g,
-		     bool trusted_only);
+bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g);
 
 /* tcore_epoch.c */
 bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 		      unsigned int k);
+bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb);
 void tc_epoch_start(struct tc_node *n, unsigned int k);
 void tc_epoch_follow(struct tc_node *n, unsigned int k,
 		     const struct tc_nbr *nb);

@@ -75,6 +75,18 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 	/* the quiet counter reaching K places the node or fails it */
 	if (n->quiet < n->cfg.quiet_ticks)
 		next = tc_min(next, (uint32_t)(n->cfg.quiet_ticks - n->quiet));
+	/* a ring surveyed again shows its new extent once it held K ticks */
+	for (p = 0; p < n->cfg.ndims; p++) {
+		if (!n->hold_dims[p])
+			continue;
+		/* no extent yet: only a message brings it */
+		if (!n->gcd[p] || !(n->cur & (1u << p)))
+			continue;
+		if (n->ring_quiet[p] >= n->cfg.quiet_ticks)
+			return 1;
+		next = tc_min(next, (uint32_t)(n->cfg.quiet_ticks -
+					       n->ring_quiet[p]));
+	}
 	if (n->cfg.block_mode) {
 		/* face records waiting to be forwarded */
 		if (n->nq)

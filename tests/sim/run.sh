@@ -98,7 +98,8 @@ time_keys='[ "moved", "moved_rewired", "moved_after_growth", "wrong",
 	"wrong_coord", "wrong_dims", "wrong_portmap", "wrong_frame",
 	"first_wrong", "wrong_checks", "converged_at", "last_event",
 	"grown_at", "liars", "msgs_lost", "msgs_duplicated", "msgs_delayed",
-	"queue_drops", "refuted", "oversize_msgs", "main_placed_fraction" ]'
+	"queue_drops", "refuted", "resurveys", "oversize_msgs",
+	"main_placed_fraction" ]'
 run time-keys "(.per_run[0] | keys) as \$k | $time_keys - \$k == [] and
 	([\"runs_wrong\", \"runs_moved\", \"runs_inconsistent\",
 	  \"runs_not_converged\", \"main_placed_fraction_min\",
@@ -125,6 +126,22 @@ run time-growth-moves '([.per_run[] | select(.consistent)] | length) == 0
 	--grow x:2 --runs 5
 run time-growth-truth '.per_run | all(.grown_at != null and
 	.live == 216)' --dims 6x6x6 --miswire nodes --grow x:2 --runs 2
+# a ring grown by a slab is surveyed again: the grown extent, never a
+# wrong place on the way, only moves after the growth; rings whose old
+# and new extents share a factor the window cannot refute (6 -> 8 and
+# 8 -> 10: the turns prove it), a single ring, and every miswiring
+grown='.wrong == 0 and .runs_inconsistent == 0 and
+	.runs_not_converged == 0 and .moved == .moved_after_growth and
+	.resurveys > 0'
+run time-grow-4to6 "$all_placed and $grown" --dims 6x4x4 \
+	--miswire nodes --grow x:2 --runs 10
+run time-grow-6to8 "$all_placed and $grown" --dims 8x6x4 \
+	--miswire nodes --grow x:2 --runs 10
+run time-grow-8to10 "$all_placed and $grown" --dims 10x4x4 --grow x:2 \
+	--runs 10
+run time-grow-ring "$all_placed and $grown" --dims 6 --grow x:2 --runs 10
+run time-grow-timed "$grown" --dims 6x6x6 --miswire nodes --grow y:2 \
+	--start-spread 100 --loss 0.02 --runs 10
 # an MTU below the core's messages: the oversize counter fires
 run time-oversize '.oversize_msgs > 0 and .placed == 0' --dims 4x4x4 \
 	--mtu 40

@@ -864,9 +864,15 @@ static void place_update(struct engine *e, uint32_t u, const struct tc_view *v,
 			if (e->grown_at >= 0)
 				r->moved_after_growth++;
 		}
-		if (e->o->verbose)
-			fprintf(stderr, "round %u: node %u moved%s\n", e->t, u,
+		if (e->o->verbose) {
+			fprintf(stderr, "round %u: node %u moved%s:", e->t, u,
 				e->rewired[u] ? " (rewired)" : "");
+			for (g = 0; g < nd; g++)
+				fprintf(stderr, " %u->%u", pl->coord[g],
+					v->coord[g]);
+			fprintf(stderr, "%s\n", pl->leader != v->leader ?
+				" (new frame)" : "");
+		}
 	}
 	pl->have = 1;
 	pl->leader = v->leader;
@@ -1245,6 +1251,8 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 	r->first_wrong = -1;
 	r->converged_at = -1;
 	r->grown_at = -1;
+	r->surveyed_at = -1;
+	r->survey_from = -1;
 	r->last_event = s->last_event;
 	out.ctx = &e;
 	out.send = eng_send;
@@ -1287,8 +1295,18 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		while (ei < s->nev && s->ev[ei].tick <= t)
 			apply(&e, &s->ev[ei++], &out);
 		if (grow_at == t) {
-			grow(&e, o->dead_ticks + o->quiet_ticks +
-			     2 * w->diameter);
+			/*
+			 * The grace: newcomers are heard and oriented
+			 * within dead_ticks; the survey spreads, derives
+			 * and finds the turn within 3 diameters, the
+			 * extent spreads in one more; held places are
+			 * shown anew after quiet_ticks, and newcomers
+			 * place after theirs.  All from the moment the last
+			 * of the slab is on (it powers on spread too).
+			 */
+			grow(&e, (s->ngev ? s->gev[s->ngev - 1].tick : 0) +
+			     o->dead_ticks + 2u * o->quiet_ticks +
+			     4 * w->diameter);
 			r->grown_at = t;
 		}
 		while (e.grown_at >= 0 && gi < s->ngev &&
@@ -1335,6 +1353,11 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 				continue;
 			nrun++;
 			/* the view (state included) moves with its generation */
+			if (tc_surveying(NODE(&e, u))) {
+				if (r->survey_from < 0)
+					r->survey_from = t;
+				r->surveyed_at = t;
+			}
 			if (tc_generation(NODE(&e, u)) == gen[u] &&
 			    !e.started[u]) {
 				nfinal += is_final(state[u]) &&

@@ -722,6 +722,8 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 	json_tick(jw, "converged_at", r->converged_at);
 	json_uint(jw, "last_event", r->last_event);
 	json_tick(jw, "grown_at", r->grown_at);
+	json_tick(jw, "survey_from", r->survey_from);
+	json_tick(jw, "surveyed_at", r->surveyed_at);
 	json_uint(jw, "liars", r->liars);
 	json_uint(jw, "msgs_lost", r->lost);
 	json_uint(jw, "msgs_duplicated", r->duplicated);

@@ -154,6 +154,8 @@ struct sim_result {
 	int64_t converged_at;		/* tick, -1: not converged */
 	uint32_t last_event;		/* tick of the last scheduled event */
 	int64_t grown_at;		/* tick, -1: no growth */
+	int64_t survey_from;		/* first tick a ring was surveyed, -1 */
+	int64_t surveyed_at;		/* last tick a ring was surveyed, -1 */
 	uint32_t liars;
 	uint64_t lost, duplicated, delayed;
 	size_t state_bytes;		/* tc_node_size() */
