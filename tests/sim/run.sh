@@ -140,6 +140,10 @@ run time-grow-6to8 "$all_placed and $grown" --dims 8x6x4 \
 run time-grow-8to10 "$all_placed and $grown" --dims 10x4x4 --grow x:2 \
 	--runs 10
 run time-grow-ring "$all_placed and $grown" --dims 6 --grow x:2 --runs 10
+# a liar's made-up neighbour table refutes no honest ring: on rings of
+# 4 (where five in a row would) its neighbours are placed all the same
+run time-liar-neighbours-placed "$all_placed and .wrong == 0" \
+	--dims 4x4x4 --miswire nodes --liar 1 --runs 10
 run time-grow-timed "$grown" --dims 6x6x6 --miswire nodes --grow y:2 \
 	--start-spread 100 --loss 0.02 --runs 10
 # an MTU below the core's messages: the oversize counter fires

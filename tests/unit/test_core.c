@@ -889,6 +889,34 @@ UNIT_TEST(core_wire_hostile)
 		tw_put_frame(&b, 99, 0, 3, R, c);
 		UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == 0);
 	}
+	/* ring epochs: current axes beyond ours, or twice, are refused */
+	{
+		uint16_t ep[3] = { 1, 0, 65535 };
+
+		tw_init(&b, buf, sizeof(buf));
+		tw_put_id(&b, 99);
+		tw_put_port(&b, 1);
+		tw_put_epoch(&b, 3, ep, 0x5);
+		UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == 0 && m.has_epoch &&
+			   m.epoch[0] == 1 && m.epoch[2] == 65535 &&
+			   m.cur == 0x5);
+		tw_init(&b, buf, sizeof(buf));
+		tw_put_id(&b, 99);
+		tw_put_port(&b, 1);
+		tw_put_epoch(&b, 3, ep, 0x9);
+		UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == -EBADMSG);
+		tw_init(&b, buf, sizeof(buf));
+		tw_put_id(&b, 99);
+		tw_put_port(&b, 1);
+		tw_put_epoch(&b, 3, ep, 0x1);
+		tw_put_epoch(&b, 3, ep, 0x1);
+		UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == -EBADMSG);
+		tw_init(&b, buf, sizeof(buf));
+		tw_put_id(&b, 99);
+		tw_put_port(&b, 1);
+		tw_put_epoch(&b, 2, ep, 0x1);
+		UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == -EBADMSG);
+	}
 	/* an id of our own (a looped cable) is refused */
 	tw_init(&b, buf, sizeof(buf));
 	tw_put_id(&b, 7);
