@@ -602,7 +602,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		if (found && (memcmp(nb->gcd, n->nbr[*src].gcd,
 				     sizeof(nb->gcd)) ||
 			      memcmp(nb->epoch, n->nbr[*src].epoch,
-				     sizeof(nb->epoch))))
+				     n->cfg.ndims * sizeof(uint16_t))))
 			return -1;
 		for (k = 0; found && k < n->cfg.ndims; k++) {
 			int gap = c[k] - coord[k];

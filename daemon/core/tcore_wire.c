@@ -297,6 +297,7 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 		if (vlen != 2 + 2 * ndims || v[0] != ndims || m->has_epoch ||
 		    (v[1 + 2 * ndims] & ~((1u << ndims) - 1)))
 			return false;
+		memset(m->epoch, 0, sizeof(m->epoch));
 		for (i = 0; i < ndims; i++)
 			m->epoch[i] = get16(v + 1 + 2 * i);
 		m->cur = v[1 + 2 * ndims];
