@@ -1336,6 +1336,24 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 	}
 }
 
+void tc_skip(struct tc_node *n, uint32_t ticks)
+{
+	unsigned int p, k;
+
+	n->now += ticks;
+	for (p = 0; p < tc_nports(n); p++)
+		if (n->nbr[p].id)
+			n->nbr[p].silent += ticks;
+	n->hello_in = (uint16_t)(n->hello_in - ticks);
+	n->quiet = (uint16_t)(n->quiet + ticks > UINT16_MAX ? UINT16_MAX :
+			      n->quiet + ticks);
+	for (k = 0; k < n->cfg.ndims; k++)
+		if (n->gcd[k] == n->ring_seen[k] && (n->cur & (1u << k)))
+			n->ring_quiet[k] = (uint16_t)
+				(n->ring_quiet[k] + ticks > UINT16_MAX ?
+				 UINT16_MAX : n->ring_quiet[k] + ticks);
+}
+
 uint32_t tc_generation(const struct tc_node *n)
 {
 	return n->generation;

@@ -208,6 +208,14 @@ void tc_nbr_info(const struct tc_node *n, uint8_t port,
  */
 uint32_t tc_next_deadline(const struct tc_node *n);
 /*
+ * @ticks ticks with no input, fewer than tc_next_deadline() announced
+ * (so the node only counts): its counters advance as that many
+ * tc_tick() calls would advance them, in O(1).  A harness that sleeps
+ * through quiet ticks calls this before the next input (tc_receive(),
+ * tc_port_state()) or tick, so the node meets it at the right time.
+ */
+void tc_skip(struct tc_node *n, uint32_t ticks);
+/*
  * A ring of the node's frame is being surveyed again (it grew): its
  * view still shows the place decided before, and will change.
  */

@@ -167,6 +167,19 @@ b=$("$SIM" -j "${hist[@]}" | jq -c 'del(.wall_s, .node_steps_per_s,
 	.per_run[].wall_s, .per_run[].node_steps_per_s)')
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass time-reproducible; else
 	fail time-reproducible "two runs of one history differ"; fi
+# nodes sleep to their next deadline (tc_skip()): the same history
+# ticked every round gives the same result, and most ticks are slept
+nosleep='del(.wall_s, .node_steps_per_s, .node_ticks_slept,
+	.per_run[].wall_s, .per_run[].node_steps_per_s,
+	.per_run[].node_ticks_slept)'
+a=$("$SIM" -j "${hist[@]}" | jq -cS "$nosleep")
+b=$("$SIM" -j --no-sleep "${hist[@]}" | jq -cS "$nosleep")
+slept=$("$SIM" -j "${hist[@]}" | jq '.node_ticks_slept * 2 > .node_ticks')
+if [ -n "$a" ] && [ "$a" = "$b" ] && [ "$slept" = true ]; then
+	pass time-sleep-same-result
+else
+	fail time-sleep-same-result "sleeping changed the result, or slept little"
+fi
 
 # the sweep's quick rows (make sim-sweep runs them all): 0 wrong, 0
 # inconsistent, no moves, converged

@@ -100,6 +100,10 @@ struct engine {
 	uint8_t *stops;			/* restarts under way */
 	uint8_t *rewired;		/* one of its cables changed */
 	uint8_t *started;		/* (re)started: its generation began anew */
+	/* sleeping nodes: ticks owed (tc_skip()), tick due, input since */
+	uint32_t *owed;
+	uint32_t *due;
+	uint8_t *input;
 	struct tc_view *saved;		/* view when its daemon stopped */
 	struct sim_liar *liars;
 	uint32_t *liar_of;		/* node -> index in liars */
@@ -1014,14 +1018,25 @@ static void uf_union(uint32_t *p, uint32_t a, uint32_t b)
 		p[a < b ? b : a] = a < b ? a : b;
 }
 
+/* before any input: the node's clock catches up with the ticks it slept */
+static void wake(struct engine *e, uint32_t u)
+{
+	if (e->owed[u])
+		tc_skip(NODE(e, u), e->owed[u]);
+	e->owed[u] = 0;
+	e->input[u] = 1;
+}
+
 /* the cable on (u, l) got carrier at both ends */
 static void carrier_up(struct engine *e, uint32_t u, uint8_t l)
 {
 	const struct sim_world *w = e->w;
 	uint32_t p = e->peer[(size_t)u * w->nports + l];
 
-	if (e->run[u] == NODE_CORE)
+	if (e->run[u] == NODE_CORE) {
+		wake(e, u);
 		tc_port_state(NODE(e, u), l, true);
+	}
 	if (!e->wrongp[(size_t)u * w->nports + l] && honest(e, u) &&
 	    honest(e, p >> 4))
 		uf_union(e->ever, u, p >> 4);
@@ -1043,6 +1058,8 @@ static void start_core(struct engine *e, uint32_t u, bool resume,
 	}
 	e->run[u] = NODE_CORE;
 	e->started[u] = 1;
+	e->owed[u] = 0;
+	e->input[u] = 1;
 	for (l = 0; l < w->nports; l++) {
 		if (!carrier(e, u, l))
 			continue;
@@ -1079,10 +1096,14 @@ static void apply(struct engine *e, const struct sim_event *ev,
 		e->peer[iu] = e->peer[iv] = SIM_NO_PEER;
 		e->wrongp[iu] = e->wrongp[iv] = 0;
 		e->rewired[ev->u] = e->rewired[ev->v] = 1;
-		if (e->run[ev->u] == NODE_CORE)
+		if (e->run[ev->u] == NODE_CORE) {
+			wake(e, ev->u);
 			tc_port_state(NODE(e, ev->u), ev->lu, false);
-		if (e->run[ev->v] == NODE_CORE)
+		}
+		if (e->run[ev->v] == NODE_CORE) {
+			wake(e, ev->v);
 			tc_port_state(NODE(e, ev->v), ev->lv, false);
+		}
 		break;
 	case SIM_EV_PLUG:
 		e->peer[iu] = ev->v << 4 | ev->lv;
@@ -1161,6 +1182,9 @@ static void engine_free(struct engine *e)
 	free(e->stops);
 	free(e->rewired);
 	free(e->started);
+	free(e->owed);
+	free(e->due);
+	free(e->input);
 	free(e->saved);
 	free(e->liars);
 	free(e->liar_of);
@@ -1197,6 +1221,9 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->stops = calloc(n, 1);
 	e->rewired = calloc(n, 1);
 	e->started = calloc(n, 1);
+	e->owed = calloc(n, sizeof(*e->owed));
+	e->due = calloc(n, sizeof(*e->due));
+	e->input = calloc(n, 1);
 	e->place = calloc(n, sizeof(*e->place));
 	e->wrong_node = calloc(n, 1);
 	e->listed = calloc(n, 1);
@@ -1207,7 +1234,8 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 		e->liar_of = calloc(n, sizeof(*e->liar_of));
 	}
 	if (!e->nodes || !e->peer || !e->wrongp || !e->ever || !e->powered ||
-	    !e->run || !e->stops || !e->rewired || !e->started || !e->place ||
+	    !e->run || !e->stops || !e->rewired || !e->started || !e->owed || !e->due ||
+	    !e->input || !e->place ||
 	    !e->wrong_node || !e->listed || (o->restarts && !e->saved) ||
 	    (s->nliars && (!e->liars || !e->liar_of)) ||
 	    frames_init(&e->fr, 64))
@@ -1326,9 +1354,11 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 				continue;
 			}
 			e.cur = d;
-			if (e.run[d] == NODE_CORE)
+			if (e.run[d] == NODE_CORE) {
+				wake(&e, d);
 				tc_receive(NODE(&e, d), h->port,
 					   (const uint8_t *)(h + 1), h->len);
+			}
 			else
 				sim_liar_receive(&e.liars[e.liar_of[d]],
 						 o->ndims, h->port,
@@ -1339,7 +1369,18 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		for (u = 0; t && u < n; u++) {
 			e.cur = u;
 			if (e.run[u] == NODE_CORE) {
+				r->node_ticks++;
+				/* asleep until its deadline, if nothing came */
+				if (!o->no_sleep && !e.input[u] &&
+				    t < e.due[u]) {
+					e.owed[u]++;
+					r->node_ticks_slept++;
+					continue;
+				}
+				wake(&e, u);
+				e.input[u] = 0;
 				tc_tick(NODE(&e, u));
+				e.due[u] = t + tc_next_deadline(NODE(&e, u));
 			} else if (e.run[u] == NODE_LIAR) {
 				sim_liar_tick(&e.liars[e.liar_of[u]], o,
 					      carrier_mask(&e, u), &out);

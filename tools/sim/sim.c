@@ -67,6 +67,8 @@ static void usage(FILE *f)
 "                         core\n"
 "  --mtu BYTES            cables drop control messages longer than this\n"
 "                         (counted as oversize_msgs)\n"
+"  --no-sleep             tick every node every round (by default a node\n"
+"                         sleeps until its next deadline: tc_skip())\n"
 "  --truth-swap N         test knob: the checks take N pairs of nodes for\n"
 "                         each other (proves they can fail)\n"
 "  -j, --json             print one JSON object\n"
@@ -168,6 +170,7 @@ enum {
 	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD, OPT_SPREAD, OPT_ORDER,
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
 	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
+	OPT_NO_SLEEP,
 };
 
 static const struct option longopts[] = {
@@ -197,6 +200,7 @@ static const struct option longopts[] = {
 	{ "liar",	  required_argument, NULL, OPT_LIAR },
 	{ "mtu",	  required_argument, NULL, OPT_MTU },
 	{ "truth-swap",	  required_argument, NULL, OPT_TRUTH_SWAP },
+	{ "no-sleep",	  no_argument,	     NULL, OPT_NO_SLEEP },
 	{ "json",	  no_argument,	     NULL, 'j' },
 	{ "verbose",	  no_argument,	     NULL, 'v' },
 	{ "help",	  no_argument,	     NULL, 'h' },
@@ -358,6 +362,9 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 		case OPT_TRUTH_SWAP:
 			o->truth_swaps = parse_uint("--truth-swap", optarg, 0,
 						    SIM_MAX_NODES);
+			break;
+		case OPT_NO_SLEEP:
+			o->no_sleep = true;
 			break;
 		case OPT_MTU:
 			o->mtu = parse_uint("--mtu", optarg, 1, UINT16_MAX);
@@ -709,6 +716,8 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 	json_uint(jw, "queue_drops", r->queue_drops);
 	json_uint(jw, "refuted", r->refuted);
 	json_uint(jw, "resurveys", r->resurveys);
+	json_uint(jw, "node_ticks", r->node_ticks);
+	json_uint(jw, "node_ticks_slept", r->node_ticks_slept);
 	json_uint(jw, "moved", r->moved);
 	json_uint(jw, "moved_rewired", r->moved_rewired);
 	json_uint(jw, "moved_after_growth", r->moved_after_growth);
@@ -788,6 +797,8 @@ int main(int argc, char **argv)
 		tot.queue_drops += r->queue_drops;
 		tot.refuted += r->refuted;
 		tot.resurveys += r->resurveys;
+		tot.node_ticks += r->node_ticks;
+		tot.node_ticks_slept += r->node_ticks_slept;
 		tot.moved += r->moved;
 		tot.moved_rewired += r->moved_rewired;
 		tot.moved_after_growth += r->moved_after_growth;
@@ -904,6 +915,8 @@ int main(int argc, char **argv)
 		json_uint(jw, "queue_drops", tot.queue_drops);
 		json_uint(jw, "refuted", tot.refuted);
 		json_uint(jw, "resurveys", tot.resurveys);
+		json_uint(jw, "node_ticks", tot.node_ticks);
+		json_uint(jw, "node_ticks_slept", tot.node_ticks_slept);
 		json_uint(jw, "msgs_lost", tot.lost);
 		json_uint(jw, "msgs_duplicated", tot.duplicated);
 		json_uint(jw, "msgs_delayed", tot.delayed);

@@ -59,6 +59,7 @@ struct sim_opts {
 	uint16_t orient_ticks;		/* 0: the core's default */
 	/* time: see man torus-sim(8), "Time" */
 	bool timed;			/* any option below given */
+	bool no_sleep;			/* tick every node every round */
 	uint32_t start_spread;		/* ticks */
 	enum sim_start_order start_order;
 	double loss, dup, reorder;	/* per message */
@@ -141,6 +142,8 @@ struct sim_result {
 	uint64_t queue_drops;		/* tc_stats.queue_drops, summed */
 	uint64_t refuted;		/* tc_stats.refuted, summed */
 	uint64_t resurveys;		/* tc_stats.resurveys, summed */
+	uint64_t node_ticks;		/* ticks of running nodes */
+	uint64_t node_ticks_slept;	/* ... skipped by tc_skip() */
 	/* time */
 	uint32_t moved;			/* placed nodes that moved later */
 	uint32_t moved_rewired;		/* ... whose own cables changed */
