@@ -264,9 +264,9 @@ static void collect(void *arg, unsigned int u, unsigned int v)
 static int node_model(const struct troute_ctx *c, struct troute_sets *s,
 		      uint8_t *lamb, struct troute_lamb_stats *st)
 {
+	uint32_t *deg = NULL, *first = NULL, *adj = NULL, i, j, best;
 	struct pairs ps = { 0 };
 	struct troute_verdict v;
-	uint32_t *deg = NULL, i, best;
 	uint8_t *matched = NULL;
 	int err;
 
@@ -274,27 +274,36 @@ static int node_model(const struct troute_ctx *c, struct troute_sets *s,
 	if (!err)
 		err = ps.err;
 	deg = calloc(c->nnodes, sizeof(*deg));
+	first = calloc(c->nnodes + 2, sizeof(*first));
+	adj = malloc(sizeof(*adj) * (2 * (size_t)ps.n + 1));
 	matched = calloc(c->nnodes, 1);
-	if (!err && (!deg || !matched))
+	if (!err && (!deg || !first || !adj || !matched))
 		err = -ENOMEM;
 	if (err)
 		goto out;
 	st->bad_pairs = v.bad;
 	st->edges = ps.n;
+	/* adjacency (both directions of a pair are one conflict) */
+	for (i = 0; i < ps.n; i++) {
+		first[ps.p[i][0] + 2]++;
+		first[ps.p[i][1] + 2]++;
+	}
+	for (i = 2; i < c->nnodes + 2; i++)
+		first[i] += first[i - 1];
+	for (i = 0; i < ps.n; i++) {
+		adj[first[ps.p[i][0] + 1]++] = ps.p[i][1];
+		adj[first[ps.p[i][1] + 1]++] = ps.p[i][0];
+	}
 	for (i = 0; i < ps.n; i++) { /* a maximal matching bounds below */
 		if (matched[ps.p[i][0]] || matched[ps.p[i][1]])
 			continue;
 		matched[ps.p[i][0]] = matched[ps.p[i][1]] = 1;
 		st->lower_bound++;
 	}
+	for (i = 0; i < c->nnodes; i++)
+		deg[i] = first[i + 1] - first[i];
+	/* greedy: the node in most uncovered conflicts, lowest index */
 	for (;;) {
-		for (i = 0; i < c->nnodes; i++)
-			deg[i] = 0;
-		for (i = 0; i < ps.n; i++)
-			if (!lamb[ps.p[i][0]] && !lamb[ps.p[i][1]]) {
-				deg[ps.p[i][0]]++;
-				deg[ps.p[i][1]]++;
-			}
 		best = 0;
 		for (i = 1; i < c->nnodes; i++)
 			if (deg[i] > deg[best])
@@ -302,16 +311,18 @@ static int node_model(const struct troute_ctx *c, struct troute_sets *s,
 		if (!deg[best])
 			break;
 		lamb[best] = 1;
+		deg[best] = 0;
+		for (j = first[best]; j < first[best + 1]; j++)
+			if (!lamb[adj[j]] && deg[adj[j]])
+				deg[adj[j]]--;
 	}
-	for (i = 0; i < c->nnodes; i++) { /* drop lambs no edge needs */
-		uint32_t j;
+	for (i = 0; i < c->nnodes; i++) { /* drop lambs no conflict needs */
 		bool need = false;
 
 		if (!lamb[i])
 			continue;
-		for (j = 0; j < ps.n && !need; j++)
-			need = (ps.p[j][0] == i && !lamb[ps.p[j][1]]) ||
-			       (ps.p[j][1] == i && !lamb[ps.p[j][0]]);
+		for (j = first[i]; j < first[i + 1] && !need; j++)
+			need = !lamb[adj[j]];
 		lamb[i] = need;
 	}
 	for (i = 0; i < c->nnodes; i++)
@@ -320,6 +331,8 @@ static int node_model(const struct troute_ctx *c, struct troute_sets *s,
 out:
 	free(ps.p);
 	free(deg);
+	free(first);
+	free(adj);
 	free(matched);
 	return err;
 }
