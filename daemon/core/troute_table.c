@@ -166,8 +166,10 @@ int troute_table(const struct troute_ctx *c, const struct troute_planset *ps,
 		s.best_cost = UINT32_MAX;
 		dist = make_box(c, src, d, box);
 		search_box(&s, dist, box);
-		if (s.best_cost != dist)
+		if (s.best_cost != dist) { /* ties: the scan's own order */
+			s.best_cost = UINT32_MAX;
 			search_all(&s);
+		}
 		if (s.best_cost == UINT32_MAX)
 			continue;
 		r->kind = TROUTE_VIA;

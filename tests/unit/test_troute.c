@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "troute_cdg.h"
 #include "troute_lamb.h"
+#include "troute_table.h"
 #include "unit.h"
 
 #define MAXN	512
@@ -355,11 +357,178 @@ UNIT_TEST(troute_free_beats_paper)
 	UNIT_CHECK(fr.lambs < paper.lambs);
 }
 
+/* hops of the hop-by-hop walk (the path exists) */
+static unsigned int walk_hops(const struct fab *fb,
+			      const struct troute_plan *p, unsigned int u,
+			      unsigned int w)
+{
+	return troute_hops(&fb->c, p, u, w);
+}
+
+/* every route of a table: the best by brute force, tie-breaks included */
+UNIT_TEST(troute_table_matches_brute_force)
+{
+	static struct troute_route tab[MAXN];
+	struct troute_planset ps;
+	static uint8_t lamb[MAXN];
+	unsigned int i, mode, src, d, p, q, w, wrong = 0, via = 0;
+	struct fab fb;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		for (mode = 0; mode < 2; mode++) {
+			const struct shape *sh = &shapes[i];
+
+			make_fab(&fb, sh->d[0], sh->d[1], sh->d[2], sh->wrap,
+				 500 + i, sh->dead * 2, sh->cut * 2);
+			if (mode)
+				troute_planset_free(&fb.f, &ps);
+			else
+				troute_planset_paper(&fb.f, &ps);
+			for (d = 0; d < fb.n; d++)
+				lamb[d] = rnd() % 20 == 0;
+			for (src = 0; src < fb.n; src += 13) {
+				UNIT_CHECK(!troute_table(&fb.c, &ps, lamb, src,
+							 tab));
+				for (d = 0; d < fb.n; d++) {
+					unsigned int best = UINT32_MAX, bp = 0;
+					unsigned int bw = 0, kind;
+					bool ends = !fb.dead[src] && !lamb[src] &&
+						    !fb.dead[d] && !lamb[d];
+
+					if (d == src)
+						kind = ends ? TROUTE_SELF :
+						       TROUTE_UNREACHABLE;
+					else if (!ends)
+						kind = TROUTE_UNREACHABLE;
+					else if (walk(&fb, &ps.plans[0], src, d))
+						kind = TROUTE_DIRECT;
+					else
+						kind = TROUTE_VIA;
+					for (p = 0; kind == TROUTE_VIA &&
+					     p < ps.nplans; p++)
+						for (q = 0; q < ps.nplans; q++)
+							for (w = 0; w < fb.n; w++) {
+								unsigned int h;
+
+								if ((p != q && !ps.any_pair) ||
+								    !walk(&fb, &ps.plans[p], src, w) ||
+								    !walk(&fb, &ps.plans[q], w, d))
+									continue;
+								h = walk_hops(&fb, &ps.plans[p], src, w) +
+								    walk_hops(&fb, &ps.plans[q], w, d);
+								if (h < best) {
+									best = h;
+									bp = p * ps.nplans + q;
+									bw = w;
+								}
+							}
+					if (kind == TROUTE_VIA && best == UINT32_MAX)
+						kind = TROUTE_UNREACHABLE;
+					if (tab[d].kind != kind) {
+						wrong++;
+						continue;
+					}
+					if (kind != TROUTE_VIA)
+						continue;
+					via++;
+					wrong += tab[d].hops != best ||
+						 tab[d].via != bw ||
+						 tab[d].plan0 * ps.nplans +
+						 tab[d].plan1 != bp;
+				}
+			}
+			troute_ctx_free(&fb.c);
+		}
+	fprintf(stderr, "    %u two-round routes checked\n", via);
+	UNIT_CHECK(wrong == 0);
+	UNIT_CHECK(via > 0);
+}
+
+static void one_ring(struct fab *fb, unsigned int e)
+{
+	memset(fb, 0, sizeof(*fb));
+	fb->f.ndims = 1;
+	fb->f.dims[0] = e;
+	fb->f.wrap = 1;
+	fb->f.dead = fb->dead;
+	fb->f.cut = fb->cut;
+	fb->n = e;
+	troute_ctx_init(&fb->c, &fb->f);
+}
+
+/* a ring needs its dateline; datelines make it acyclic */
+UNIT_TEST(troute_cdg_ring_needs_dateline)
+{
+	struct troute_cdg_opts o = { 0 };
+	struct troute_cdg_result r;
+	struct troute_planset ps;
+	struct fab fb;
+
+	one_ring(&fb, 8);
+	troute_planset_paper(&fb.f, &ps);
+	o.cls[0][1] = 1;
+	UNIT_CHECK(!troute_cdg_check(&fb.c, &ps, &o, &r));
+	UNIT_CHECK(r.acyclic && r.channels == 2 * 2 * 2 * 8);
+	o.no_dateline = true;
+	UNIT_CHECK(!troute_cdg_check(&fb.c, &ps, &o, &r));
+	UNIT_CHECK(!r.acyclic && r.cycle_len >= 8);
+	troute_ctx_free(&fb.c);
+}
+
+/* two plans in one virtual-channel class: refused */
+UNIT_TEST(troute_cdg_plans_share_class_refused)
+{
+	struct troute_cdg_opts o = { 0 };
+	struct troute_cdg_result r;
+	struct troute_planset ps;
+	struct fab fb;
+
+	make_fab(&fb, 4, 4, 1, 0, 600, 0, 0);
+	troute_planset_free(&fb.f, &ps);
+	UNIT_CHECK(ps.nplans == 2);
+	UNIT_CHECK(!troute_cdg_check(&fb.c, &ps, NULL, &r));
+	UNIT_CHECK(r.acyclic);
+	o.cls[0][0] = o.cls[1][0] = 0; /* XY and YX share round 0 */
+	o.cls[0][1] = o.cls[1][1] = 1;
+	UNIT_CHECK(!troute_cdg_check(&fb.c, &ps, &o, &r));
+	UNIT_CHECK(!r.acyclic && r.cycle_len >= 4);
+	troute_ctx_free(&fb.c);
+}
+
+/* every shape, both modes, faults: the default classes are acyclic */
+UNIT_TEST(troute_cdg_plan_sets_acyclic)
+{
+	struct troute_cdg_result r;
+	struct troute_planset ps;
+	unsigned int i, mode, bad = 0;
+	struct fab fb;
+
+	for (i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+		for (mode = 0; mode < 2; mode++) {
+			const struct shape *sh = &shapes[i];
+
+			make_fab(&fb, sh->d[0], sh->d[1], sh->d[2], sh->wrap,
+				 700 + i, sh->dead, sh->cut);
+			if (mode)
+				troute_planset_free(&fb.f, &ps);
+			else
+				troute_planset_paper(&fb.f, &ps);
+			UNIT_CHECK(!troute_cdg_check(&fb.c, &ps, NULL, &r));
+			bad += !r.acyclic;
+			troute_ctx_free(&fb.c);
+		}
+	UNIT_CHECK(bad == 0);
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(troute_reach1_matches_walk),
 	UNIT_CASE(troute_verify_matches_brute_force),
 	UNIT_CASE(troute_lambs_cover_and_verifier_finds_planted_pair),
 	UNIT_CASE(troute_free_beats_paper),
+	UNIT_CASE(troute_table_matches_brute_force),
+	UNIT_CASE(troute_cdg_ring_needs_dateline),
+	UNIT_CASE(troute_cdg_plans_share_class_refused),
+	UNIT_CASE(troute_cdg_plan_sets_acyclic),
 };
 
 UNIT_MAIN(cases)
