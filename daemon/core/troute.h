@@ -117,6 +117,8 @@ void troute_planset_free(const struct troute_faults *f,
  * @fwd: steps a frame can make from the node in the "+" direction of
  *	each axis through live nodes and uncut cables (dims-1 at most)
  * @bwd: the same in the "-" direction
+ * @coords: [nnodes][ndims] coordinates of every node (no divisions in
+ *	the inner loops)
  */
 struct troute_ctx {
 	const struct troute_faults *f;
@@ -124,6 +126,7 @@ struct troute_ctx {
 	unsigned int stride[TORUS_MAX_AXES];
 	uint8_t *fwd;
 	uint8_t *bwd;
+	uint8_t *coords;
 };
 
 int troute_ctx_init(struct troute_ctx *c, const struct troute_faults *f);

@@ -78,14 +78,51 @@ static unsigned int make_box(const struct troute_ctx *c, unsigned int s,
 	return dist;
 }
 
+/*
+ * Keep only the positions on axis a that node n reaches (out) or is
+ * reached from (in) along a: the first leg of round 0 starts at the
+ * source, the last leg of round 1 ends at the destination.  False if
+ * none is left.
+ */
+static bool clip_box(const struct troute_ctx *c, uint8_t *box,
+		     unsigned int n, unsigned int a, unsigned int policy,
+		     bool in)
+{
+	unsigned int e = c->f->dims[a], back, ahead, k, pos;
+	uint8_t arc[256];
+	bool any = false;
+
+	troute_arc(c, n, a, policy, in, &back, &ahead);
+	memset(arc, 0, e);
+	pos = c->coords[(size_t)n * c->f->ndims + a];
+	for (k = 0; k <= back + ahead && k < e; k++)
+		arc[(pos + e - back + k) % e] = 1;
+	for (k = 0; k < e; k++) {
+		box[k] &= arc[k];
+		any |= box[k];
+	}
+	return any;
+}
+
 static void search_box(struct search *s, unsigned int dist,
-		       uint8_t box[TORUS_MAX_AXES][256])
+		       uint8_t full[TORUS_MAX_AXES][256])
 {
 	const struct troute_ctx *c = s->c;
 	unsigned int pos[TORUS_MAX_AXES], n = s->ps->nplans, pair, a;
+	uint8_t box[TORUS_MAX_AXES][256];
 
 	for (pair = 0; pair < n * n; pair++) {
+		const struct troute_plan *p0 = &s->ps->plans[pair / n];
+		const struct troute_plan *p1 = &s->ps->plans[pair % n];
+		unsigned int a0 = p0->order[0];
+		unsigned int a1 = p1->order[c->f->ndims - 1];
+
 		if (!pair_allowed(s->ps, pair / n, pair % n))
+			continue;
+		for (a = 0; a < c->f->ndims; a++)
+			memcpy(box[a], full[a], c->f->dims[a]);
+		if (!clip_box(c, box[a0], s->src, a0, p0->policy[a0], false) ||
+		    !clip_box(c, box[a1], s->dst, a1, p1->policy[a1], true))
 			continue;
 		/* odometer over the box, axis 0 fastest: ascending index */
 		for (a = 0; a < c->f->ndims; a++) {
