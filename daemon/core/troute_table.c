@@ -104,18 +104,27 @@ static bool clip_box(const struct troute_ctx *c, uint8_t *box,
 	return any;
 }
 
+/*
+ * The box in index order: rows along axis 0 (the innermost), other axes
+ * by odometer.  When round 1 starts along axis 0, a whole row shares the
+ * rest of its round-1 path (from the row's point at the destination's
+ * coordinate), tested once per row.
+ */
 static void search_box(struct search *s, unsigned int dist,
 		       uint8_t full[TORUS_MAX_AXES][256])
 {
 	const struct troute_ctx *c = s->c;
-	unsigned int pos[TORUS_MAX_AXES], n = s->ps->nplans, pair, a;
+	unsigned int pos[TORUS_MAX_AXES], n = s->ps->nplans, pair, a, k;
+	unsigned int row[256], nrow, dx;
 	uint8_t box[TORUS_MAX_AXES][256];
 
+	dx = c->coords[(size_t)s->dst * c->f->ndims];
 	for (pair = 0; pair < n * n; pair++) {
 		const struct troute_plan *p0 = &s->ps->plans[pair / n];
 		const struct troute_plan *p1 = &s->ps->plans[pair % n];
 		unsigned int a0 = p0->order[0];
 		unsigned int a1 = p1->order[c->f->ndims - 1];
+		bool row_test = p1->order[0] == 0;
 
 		if (!pair_allowed(s->ps, pair / n, pair % n))
 			continue;
@@ -124,17 +133,31 @@ static void search_box(struct search *s, unsigned int dist,
 		if (!clip_box(c, box[a0], s->src, a0, p0->policy[a0], false) ||
 		    !clip_box(c, box[a1], s->dst, a1, p1->policy[a1], true))
 			continue;
-		/* odometer over the box, axis 0 fastest: ascending index */
-		for (a = 0; a < c->f->ndims; a++) {
+		for (nrow = 0, k = 0; k < c->f->dims[0]; k++)
+			if (box[0][k])
+				row[nrow++] = k;
+		for (a = 1; a < c->f->ndims; a++) {
 			pos[a] = 0;
 			while (!box[a][pos[a]])
 				pos[a]++;
 		}
+		pos[0] = 0;
 		for (;;) {
-			consider(s, pair, troute_index(c, pos));
-			if (s->best_cost == dist)
-				return;
-			for (a = 0; a < c->f->ndims; a++) {
+			unsigned int base = troute_index(c, pos);
+
+			if (!row_test ||
+			    troute_reach1(c, p1, base + dx, s->dst)) {
+				const uint8_t *r0 = s->r0[pair / n] + base;
+
+				for (k = 0; k < nrow; k++) {
+					if (!r0[row[k]])
+						continue;
+					consider(s, pair, base + row[k]);
+					if (s->best_cost == dist)
+						return;
+				}
+			}
+			for (a = 1; a < c->f->ndims; a++) {
 				do
 					pos[a]++;
 				while (pos[a] < c->f->dims[a] && !box[a][pos[a]]);
@@ -144,7 +167,7 @@ static void search_box(struct search *s, unsigned int dist,
 				while (!box[a][pos[a]])
 					pos[a]++;
 			}
-			if (a == c->f->ndims)
+			if (a >= c->f->ndims)
 				break;
 		}
 	}

@@ -248,11 +248,14 @@ int troute_bad_pairs(const struct troute_ctx *c, struct troute_sets *s,
 	}
 	v->pairs = v->survivors * (v->survivors ? v->survivors - 1 : 0);
 	w.surv = surv;
-	err = one_round_pairs(c, &s->ps.plans[0], surv, &v->one_round);
+	/* the lamb search (fn, no lambs yet) needs the bad pairs only */
+	err = fn && !lamb ? 0 :
+	      one_round_pairs(c, &s->ps.plans[0], surv, &v->one_round);
 	if (!err)
 		err = troute_class_misses(c, &s->src[0], &s->dst[0],
 					  count_misses, &w);
-	v->two_round = v->pairs - v->one_round - v->bad;
+	if (v->one_round || !fn || lamb)
+		v->two_round = v->pairs - v->one_round - v->bad;
 	free(surv);
 	return err;
 }

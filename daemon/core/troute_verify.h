@@ -48,7 +48,10 @@ struct troute_verdict {
 
 typedef void (*troute_bad_fn)(void *arg, unsigned int u, unsigned int v);
 
-/* the counts, and fn(arg, u, v) for every bad pair (fn may be NULL) */
+/*
+ * the counts, and fn(arg, u, v) for every bad pair (fn may be NULL); with
+ * fn and no lamb set only @bad is counted (the lamb search's question)
+ */
 int troute_bad_pairs(const struct troute_ctx *c, struct troute_sets *s,
 		     const uint8_t *lamb, troute_bad_fn fn, void *arg,
 		     struct troute_verdict *v);
