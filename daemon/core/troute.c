@@ -165,6 +165,59 @@ static void line_reach(struct troute_ctx *c, unsigned int base,
 	}
 }
 
+static inline unsigned int fwd_of(const struct troute_ctx *c,
+				  unsigned int n, unsigned int a);
+static inline unsigned int bwd_of(const struct troute_ctx *c,
+				  unsigned int n, unsigned int a);
+
+/* components by breadth-first search over usable cables */
+static int components(struct troute_ctx *c)
+{
+	unsigned int n, head, tail, a, *queue;
+
+	c->comp = malloc(sizeof(*c->comp) * c->nnodes);
+	queue = malloc(sizeof(*queue) * c->nnodes);
+	if (!c->comp || !queue) {
+		free(queue);
+		return -ENOMEM;
+	}
+	memset(c->comp, 0xff, sizeof(*c->comp) * c->nnodes);
+	for (n = 0; n < c->nnodes; n++) {
+		if (c->f->dead[n] || c->comp[n] != UINT32_MAX)
+			continue;
+		c->comp[n] = n;
+		head = tail = 0;
+		queue[tail++] = n;
+		while (head < tail) {
+			unsigned int u = queue[head++];
+
+			for (a = 0; a < c->f->ndims; a++) {
+				unsigned int e = c->f->dims[a];
+				unsigned int pos = c->coords[(size_t)u *
+							     c->f->ndims + a];
+				unsigned int line = u - pos * c->stride[a], m;
+
+				if (fwd_of(c, u, a)) {
+					m = line + (pos + 1) % e * c->stride[a];
+					if (c->comp[m] == UINT32_MAX) {
+						c->comp[m] = n;
+						queue[tail++] = m;
+					}
+				}
+				if (bwd_of(c, u, a)) {
+					m = line + (pos + e - 1) % e * c->stride[a];
+					if (c->comp[m] == UINT32_MAX) {
+						c->comp[m] = n;
+						queue[tail++] = m;
+					}
+				}
+			}
+		}
+	}
+	free(queue);
+	return 0;
+}
+
 int troute_ctx_init(struct troute_ctx *c, const struct troute_faults *f)
 {
 	unsigned int a, n, coord[TORUS_MAX_AXES];
@@ -208,6 +261,10 @@ int troute_ctx_init(struct troute_ctx *c, const struct troute_faults *f)
 				line_reach(&line, n, a, ok);
 		}
 	}
+	if (components(c)) {
+		troute_ctx_free(c);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -216,8 +273,10 @@ void troute_ctx_free(struct troute_ctx *c)
 	free(c->fwd);
 	free(c->bwd);
 	free(c->coords);
+	free(c->comp);
 	c->fwd = c->bwd = NULL;
 	c->coords = NULL;
+	c->comp = NULL;
 }
 
 static inline unsigned int fwd_of(const struct troute_ctx *c,

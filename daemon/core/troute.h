@@ -119,6 +119,9 @@ void troute_planset_free(const struct troute_faults *f,
  * @bwd: the same in the "-" direction
  * @coords: [nnodes][ndims] coordinates of every node (no divisions in
  *	the inner loops)
+ * @comp: [nnodes] connected component of each live node over usable
+ *	cables (the lowest index in it); pairs the wiring does not connect
+ *	are not the lambs' business
  */
 struct troute_ctx {
 	const struct troute_faults *f;
@@ -127,6 +130,7 @@ struct troute_ctx {
 	uint8_t *fwd;
 	uint8_t *bwd;
 	uint8_t *coords;
+	uint32_t *comp;
 };
 
 int troute_ctx_init(struct troute_ctx *c, const struct troute_faults *f);
@@ -135,6 +139,13 @@ void troute_coord(const struct troute_ctx *c, unsigned int node,
 		  unsigned int *coord);
 unsigned int troute_index(const struct troute_ctx *c,
 			  const unsigned int *coord);
+/* the wiring connects u and v (both live) */
+static inline bool troute_connected(const struct troute_ctx *c,
+				    unsigned int u, unsigned int v)
+{
+	return c->comp[u] == c->comp[v];
+}
+
 static inline bool troute_live(const struct troute_ctx *c, unsigned int n)
 {
 	return !c->f->dead[n];

@@ -21,6 +21,7 @@
 #include "troute_lamb.h"
 
 struct cgraph {			/* the class conflict graph */
+	const struct troute_ctx *c;
 	struct troute_classes *src, *dst;
 	uint32_t nedges, cap;
 	uint32_t (*edge)[2];	/* (source class, destination class) */
@@ -159,7 +160,9 @@ static int class_edge(void *arg, uint32_t a, uint32_t b)
 	uint32_t pairs = class_size(g->src, a) * class_size(g->dst, b) -
 			 shared_node(g->src, a, g->dst, b);
 
-	if (!pairs)
+	/* a class lies on one segment: one component */
+	if (!pairs || !troute_connected(g->c, g->src->members[g->src->first[a]],
+					g->dst->members[g->dst->first[b]]))
 		return 0;
 	g->st->bad_pairs += pairs;
 	return add_edge(g, a, b);
@@ -168,7 +171,7 @@ static int class_edge(void *arg, uint32_t a, uint32_t b)
 static int class_model(const struct troute_ctx *c, struct troute_sets *s,
 		       uint8_t *lamb, struct troute_lamb_stats *st)
 {
-	struct cgraph g = { .src = &s->src[0], .dst = &s->dst[0] };
+	struct cgraph g = { .c = c, .src = &s->src[0], .dst = &s->dst[0] };
 	struct troute_flow fl = { 0 };
 	uint32_t e, x, nx = g.src->n + g.dst->n;
 	int err = -ENOMEM;

@@ -215,6 +215,10 @@ static int count_misses(void *arg, uint32_t a, uint32_t b)
 
 			if (t == u || !w->surv[t])
 				continue;
+			if (!troute_connected(w->c, u, t)) {
+				w->v->disconnected++;
+				continue;
+			}
 			if (w->s->ps.nplans > 1 &&
 			    troute_pair_ok(w->c, w->s, u, t))
 				continue;
@@ -255,7 +259,8 @@ int troute_bad_pairs(const struct troute_ctx *c, struct troute_sets *s,
 		err = troute_class_misses(c, &s->src[0], &s->dst[0],
 					  count_misses, &w);
 	if (v->one_round || !fn || lamb)
-		v->two_round = v->pairs - v->one_round - v->bad;
+		v->two_round = v->pairs - v->one_round - v->bad -
+			       v->disconnected;
 	free(surv);
 	return err;
 }

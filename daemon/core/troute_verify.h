@@ -38,11 +38,13 @@ bool troute_pair_ok(const struct troute_ctx *c, struct troute_sets *s,
  * @pairs: ordered survivor pairs, survivors * (survivors - 1)
  * @one_round: pairs plan 0 connects in one round (no exception needed)
  * @two_round: the other pairs some plan pair connects in two rounds
- * @bad: pairs no plan pair connects
+ * @bad: pairs the wiring connects but no plan pair does
+ * @disconnected: pairs the wiring does not connect at all (not bad: no
+ *	lamb set helps them; the routes say unreachable)
  * @bad_u, @bad_v: the first bad pair found (when @bad)
  */
 struct troute_verdict {
-	uint64_t survivors, pairs, one_round, two_round, bad;
+	uint64_t survivors, pairs, one_round, two_round, bad, disconnected;
 	unsigned int bad_u, bad_v;
 };
 

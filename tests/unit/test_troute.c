@@ -116,6 +116,33 @@ static bool walk(const struct fab *fb, const struct troute_plan *p,
 	return true;
 }
 
+/* components by flood fill over usable cables, hop by hop */
+static void brute_comp(const struct fab *fb, unsigned int *comp)
+{
+	unsigned int n, changed = 1, a, neg;
+
+	for (n = 0; n < fb->n; n++)
+		comp[n] = n;
+	while (changed) {
+		changed = 0;
+		for (n = 0; n < fb->n; n++)
+			for (a = 0; a < fb->f.ndims && !fb->dead[n]; a++)
+				for (neg = 0; neg < 2; neg++) {
+					unsigned int m = step(fb, n, a, neg);
+
+					if (m == n || fb->dead[m] ||
+					    (fb->cut[n] & (1u << TORUS_DIR(a, neg))) ||
+					    (!(fb->f.wrap & (1u << a)) &&
+					     (neg ? m > n : m < n)))
+						continue;
+					if (comp[m] < comp[n]) {
+						comp[n] = comp[m];
+						changed = 1;
+					}
+				}
+	}
+}
+
 /* brute force: reach[p][u] bitset of w */
 struct brute {
 	uint64_t reach[TROUTE_MAX_PLANS][MAXN][MAXN / 64];
@@ -156,8 +183,10 @@ static void brute_verdict(const struct fab *fb,
 			  const struct brute *b, const uint8_t *lamb,
 			  struct troute_verdict *v)
 {
+	static unsigned int comp[MAXN];
 	unsigned int u, w;
 
+	brute_comp(fb, comp);
 	memset(v, 0, sizeof(*v));
 	for (u = 0; u < fb->n; u++) {
 		if (fb->dead[u] || (lamb && lamb[u]))
@@ -171,6 +200,8 @@ static void brute_verdict(const struct fab *fb,
 				v->one_round++;
 			else if (brute_two(fb, ps, b, u, w))
 				v->two_round++;
+			else if (comp[u] != comp[w])
+				v->disconnected++;
 			else
 				v->bad++;
 		}
@@ -228,7 +259,7 @@ static bool same_verdict(const struct troute_verdict *a,
 {
 	if (a->survivors == b->survivors && a->pairs == b->pairs &&
 	    a->one_round == b->one_round && a->two_round == b->two_round &&
-	    a->bad == b->bad)
+	    a->bad == b->bad && a->disconnected == b->disconnected)
 		return true;
 	fprintf(stderr, "    got %llu/%llu/%llu/%llu/%llu want %llu/%llu/%llu/%llu/%llu\n",
 		(unsigned long long)a->survivors, (unsigned long long)a->pairs,
@@ -524,11 +555,46 @@ UNIT_TEST(troute_cdg_plan_sets_acyclic)
 	UNIT_CHECK(bad == 0);
 }
 
+/* a fabric cut in two: the halves need no lambs for each other */
+UNIT_TEST(troute_disconnected_pairs_need_no_lambs)
+{
+	struct troute_verdict got, want;
+	struct troute_lamb_stats st;
+	struct troute_planset ps;
+	static uint8_t lamb[MAXN];
+	struct troute_sets s;
+	unsigned int n, mode;
+	struct fab fb;
+
+	for (mode = 0; mode < 2; mode++) {
+		make_fab(&fb, 6, 6, 6, 0, 800, 0, 0);
+		for (n = 0; n < fb.n; n++)
+			fb.dead[n] = n % 6 == 3; /* the plane x = 3 */
+		troute_ctx_free(&fb.c);
+		troute_ctx_init(&fb.c, &fb.f);
+		if (mode)
+			troute_planset_free(&fb.f, &ps);
+		else
+			troute_planset_paper(&fb.f, &ps);
+		UNIT_CHECK(!troute_sets_init(&s, &fb.c, &ps));
+		UNIT_CHECK(!troute_lambs(&fb.c, &s, lamb, &st));
+		troute_sets_free(&s);
+		UNIT_CHECK(st.lambs == 0);
+		brute_reach(&fb, &ps, &brute);
+		brute_verdict(&fb, &ps, &brute, lamb, &want);
+		UNIT_CHECK(!troute_verify(&fb.c, &ps, lamb, &got));
+		UNIT_CHECK(same_verdict(&got, &want));
+		UNIT_CHECK(got.bad == 0 && got.disconnected == 2 * 108 * 72);
+		troute_ctx_free(&fb.c);
+	}
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(troute_reach1_matches_walk),
 	UNIT_CASE(troute_verify_matches_brute_force),
 	UNIT_CASE(troute_lambs_cover_and_verifier_finds_planted_pair),
 	UNIT_CASE(troute_free_beats_paper),
+	UNIT_CASE(troute_disconnected_pairs_need_no_lambs),
 	UNIT_CASE(troute_table_matches_brute_force),
 	UNIT_CASE(troute_cdg_ring_needs_dateline),
 	UNIT_CASE(troute_cdg_plans_share_class_refused),

@@ -556,10 +556,11 @@ static void print_run_text(const struct run *r)
 	       r->st.lambs, r->st.cover_weight,
 	       (unsigned long long)r->st.bad_pairs, r->st.edges);
 	if (r->verified)
-		printf(" verify: bad %llu one-round %llu two-round %llu",
-		       (unsigned long long)r->v.bad,
+		printf(" verify: bad %llu one-round %llu two-round %llu "
+		       "disconnected %llu", (unsigned long long)r->v.bad,
 		       (unsigned long long)r->v.one_round,
-		       (unsigned long long)r->v.two_round);
+		       (unsigned long long)r->v.two_round,
+		       (unsigned long long)r->v.disconnected);
 	printf(" [sets %.1f ms, lambs %.1f ms", r->t_sets, r->t_lambs);
 	if (r->verified)
 		printf(", verify %.1f ms", r->t_verify);
@@ -611,6 +612,7 @@ static void print_run_json(struct json_writer *jw, const struct run *r)
 		jnum(jw, "one_round", r->v.one_round);
 		jnum(jw, "two_round", r->v.two_round);
 		jnum(jw, "bad", r->v.bad);
+		jnum(jw, "disconnected", r->v.disconnected);
 		jsonw_end_object(jw);
 	}
 	if (r->tabled) {
