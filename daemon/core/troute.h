@@ -14,6 +14,7 @@
  *	troute_class.c	reach classes and their node bitsets (two rounds)
  *	troute_verify.c	exact all-pairs verifier of a lamb set
  *	troute_lamb.c	lamb selection (min cut + overlap correction)
+ *	troute_flow.c	max flow (Dinic) for the min cut
  *	troute_table.c	one node's route to every destination
  *	troute_cdg.c	channel dependency graph: deadlock freedom
  */
