@@ -18,12 +18,20 @@
 # 3. faults-bgl: the same at full size, BENCH_FAULT_FULL_RUNS seeds, beside
 #           Eq. 6-7 and Eq. 8.
 #
+# 4. routes: torus-sim --routes free on 32x32x64 tori with 3% dead nodes
+#           (1966), one core: the lamb set plus one node's full route
+#           table (goal < 1 s), verified; and the lamb table of the
+#           paper's model on the 32^3 mesh at 983 faults, BENCH_ROUTE_RUNS
+#           seeds (README "Fault-tolerant routes" has the 100-seed run).
+#
 # Writes build/bench/sim.json ({"bgl": ..., "faults_small": ...,
-# "faults_bgl": ..., "goals": ...}; each run's object is torus-sim -j's).
+# "faults_bgl": ..., "routes_bgl": ..., "routes_paper": ..., "goals": ...};
+# each run's object is torus-sim -j's).
 # Exit status: 0 when every run produced numbers; 1 otherwise.  Missing a
 # goal is reported but fails only with BENCH_STRICT=1.
 #
 # Environment: TORUS_SIM, BENCH_FAULT_RUNS (5), BENCH_FAULT_FULL_RUNS (1),
+# BENCH_ROUTE_RUNS (10),
 # BENCH_ROUND_SLACK (10), BENCH_SIM_OUT (build/bench/sim.json),
 # BENCH_STRICT (0).
 set -uo pipefail
@@ -36,6 +44,7 @@ FAULT_RUNS=${BENCH_FAULT_RUNS:-5}
 FULL_RUNS=${BENCH_FAULT_FULL_RUNS:-1}
 SLACK=${BENCH_ROUND_SLACK:-10}
 STRICT=${BENCH_STRICT:-0}
+ROUTE_RUNS=${BENCH_ROUTE_RUNS:-10}
 
 die() { echo "bench-sim: $*" >&2; exit 1; }
 command -v jq >/dev/null || die "jq is needed (make deps)"
@@ -87,11 +96,27 @@ for f in faults_small faults_bgl; do
 		"$tmp/$f.json"
 done
 
+sim routes_bgl --routes free --dims 32x32x64 --dead-frac 0.03 --seed 1 \
+	--runs 3 --table first --verify
+sim routes_paper --routes paper --dims 32x32x32 --mesh xyz \
+	--dead-count 983 --seed 1 --runs "$ROUTE_RUNS" --verify
+jq -r '"   \(.mode) \(.dims | map(tostring) | join("x")), \(.dead_count) dead, \(.runs) runs: lambs mean \(.lambs.mean) (min \(.lambs.min), max \(.lambs.max)), class cover \(.cover_weight_mean), verifier bad pairs \(.verify_bad_total)",
+  "     lamb set \(.lamb_ms_mean) ms/run, one route table \(.table_ms_mean) ms/run"' \
+	"$tmp/routes_bgl.json" "$tmp/routes_paper.json"
+
 jq -n --slurpfile b "$tmp/bgl.json" --slurpfile s "$tmp/faults_small.json" \
-	--slurpfile f "$tmp/faults_bgl.json" --argjson slack "$SLACK" '
+	--slurpfile f "$tmp/faults_bgl.json" --argjson slack "$SLACK" \
+	--slurpfile rb "$tmp/routes_bgl.json" \
+	--slurpfile rp "$tmp/routes_paper.json" '
 	($b[0]) as $bgl | {
 	bgl: $bgl, faults_small: $s[0], faults_bgl: $f[0],
+	routes_bgl: $rb[0], routes_paper: $rp[0],
 	goals: {
+		route_compute_ms: ($rb[0].lamb_ms_mean + $rb[0].table_ms_mean),
+		route_compute_ok: ($rb[0].lamb_ms_mean +
+				   $rb[0].table_ms_mean < 1000),
+		routes_verified_ok: ($rb[0].verify_bad_total == 0 and
+				     $rp[0].verify_bad_total == 0),
 		rounds_le_diameter_plus: $slack,
 		rounds_ok: ($bgl.rounds_coords <= $bgl.diameter + $slack),
 		rounds_extents_ok: ($bgl.rounds <= $bgl.diameter + $slack),

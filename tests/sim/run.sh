@@ -221,4 +221,8 @@ done
 [ "$bad" = 0 ] && pass bad-args
 "$SIM" --help | grep -q -- '--node-fail' && pass help || fail help
 
+# ---- routes (issue 7): lambs, verifier, tables, deadlock check ----
+# shellcheck source=tests/sim/routes.sh
+. "$here/routes.sh"
+
 exit $failed

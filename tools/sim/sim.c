@@ -75,6 +75,8 @@ static void usage(FILE *f)
 "  -v, --verbose          progress on stderr (twice: every round)\n"
 "  -h, --help             this text\n"
 "\n"
+"Routes (lambs, verifier, route tables): torus-sim --routes paper --help\n"
+"\n"
 "Exit status: 0 all runs converged, consistent and never wrong, 1\n"
 "otherwise, 2 usage.\n", SIM_MAX_DELAY);
 }
@@ -762,6 +764,8 @@ int main(int argc, char **argv)
 	bool all_ok;
 	size_t harness = 0;
 
+	if (sim_routes_requested(argc, argv)) /* routes.c */
+		return sim_routes_main(argc, argv);
 	parse_args(argc, argv, &o);
 	res = calloc(o.runs, sizeof(*res));
 	ri = calloc(o.runs, sizeof(*ri));

@@ -267,4 +267,8 @@ struct sim_bound {
 void sim_bound(const struct sim_opts *o, uint32_t nfaces,
 	       struct sim_bound *b);
 
+/* routes.c: torus-sim --routes (fault-tolerant route computation) */
+bool sim_routes_requested(int argc, char **argv);
+int sim_routes_main(int argc, char **argv);
+
 #endif /* TORUS_SIM_H */
