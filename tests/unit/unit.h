@@ -47,6 +47,21 @@ struct unit_case {
 		}							\
 	} while (0)
 
+
+/*
+ * The tests' random numbers (splitmix64): seeded by assigning
+ * rng_state, so that a failing case can be replayed.
+ */
+static uint64_t rng_state;
+
+static inline uint64_t rnd(void)
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 static inline int unit_run(const struct unit_case *cases, size_t n)
 {
 	int failed = 0;
