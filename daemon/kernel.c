@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "notify.h"
 #include "statefile.h"
 #include "torusd.h"
 
@@ -339,6 +340,36 @@ retry:
 			td_ms_to_ticks(TD_RETRY_MS, d->opts.tick_ms);
 }
 
+/*
+ * The service manager's STATUS= line (Type=notify): the state, and where
+ * or why.  READY=1 goes with it once the first kernel state is written.
+ */
+void notify_status(struct torusd *d)
+{
+	const struct tc_view *v = &d->view;
+	char msg[256], c[64], dm[96];
+	int err;
+
+	if (!d->have_view)
+		return;
+	if (v->state == TC_PLACED) {
+		td_fmt_coord(c, sizeof(c), v->coord, v->ndims);
+		td_fmt_dims(dm, sizeof(dm), v->dims, v->wrap, v->ndims);
+		snprintf(msg, sizeof(msg), "%sSTATUS=placed at (%s) in %s, %s",
+			 d->ready_sent ? "" : "READY=1\n", c, dm,
+			 td_role_name(v->role));
+	} else {
+		snprintf(msg, sizeof(msg), "%sSTATUS=%s%s%.*s",
+			 d->ready_sent ? "" : "READY=1\n",
+			 td_state_name(v->state), v->reason[0] ? ": " : "",
+			 TC_REASON_LEN, v->reason);
+	}
+	err = td_notify(msg);
+	if (err < 0)
+		log_debug("sd_notify: %s", strerror(-err));
+	d->ready_sent = true;
+}
+
 static void view_changed(struct torusd *d, const struct tc_view *old,
 			 bool had)
 {
@@ -387,4 +418,9 @@ void check_view(struct torusd *d)
 	if (d->view.state != TC_PLACED)
 		d->installed = false;
 	kernel_sync(d);
+	if (!had || old.state != d->view.state ||
+	    memcmp(old.coord, d->view.coord, sizeof(old.coord)) ||
+	    memcmp(old.dims, d->view.dims, sizeof(old.dims)) ||
+	    strncmp(old.reason, d->view.reason, TC_REASON_LEN))
+		notify_status(d);
 }

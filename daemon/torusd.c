@@ -36,6 +36,7 @@
 
 #include "caps.h"
 #include "log.h"
+#include "notify.h"
 #include "statefile.h"
 #include "torusd.h"
 
@@ -986,7 +987,10 @@ static void on_signal(struct torusd *d)
 			d->stop = true;
 			break;
 		case SIGHUP:
+			td_notify("RELOADING=1");
 			reload(d);
+			d->ready_sent = false;
+			notify_status(d);
 			break;
 		case SIGUSR1:
 			/* after recabling: the kernel forwards meanwhile */
@@ -1373,6 +1377,7 @@ int main(int argc, char **argv)
 		 d->opts.ifname, d->ifindex);
 	report_ready(d, 0);
 	run(d);
+	td_notify("STOPPING=1");
 	teardown(d);
 	log_info("torusd exits after %" PRIu64 " wake-ups in %" PRIu64 " ticks",
 		 d->wakeups, d->ticks);

@@ -53,6 +53,7 @@ struct torusd {
 	struct tc_node	*node;
 	struct tc_view	view;
 	bool		have_view;
+	bool		ready_sent;	/* READY=1 told the service manager */
 
 	struct td_port	ports[TC_MAX_PORTS];
 	uint32_t	kmap[TORUS_MAX_DIRS];	/* the kernel's port map */
@@ -102,5 +103,7 @@ void node_gone(struct torusd *d, int err);
 void state_info(struct torusd *d, struct td_state_info *si,
 		struct td_state_nbr *nbrs);
 void write_state(struct torusd *d);
+/* STATUS= (and READY=1 the first time) for the service manager */
+void notify_status(struct torusd *d);
 
 #endif /* TORUSD_H */

@@ -14,6 +14,7 @@
 #define TORUS_UNIT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
