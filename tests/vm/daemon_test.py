@@ -335,9 +335,10 @@ def line_daemon(ns, logf):
     conf = os.path.join(RUNS, ns + ".conf")
     with tl.netns(ns):
         return subprocess.Popen(
+            # timers a starved VM (TCG, other jobs) does not trip over
             ["torusd", "-i", "tor0", "-f", "-c", conf, "--axes", "1",
-             "--tick", "20", "--hello", "100", "--dead", "400",
-             "--quiet", "300", "--state-file",
+             "--tick", "50", "--hello", "250", "--dead", "1500",
+             "--quiet", "750", "--state-file",
              os.path.join(RUNS, ns + ".state.json")],
             stdin=subprocess.DEVNULL, stdout=logf, stderr=subprocess.STDOUT)
 
@@ -520,6 +521,46 @@ def lifecycle():
                 lines[:3]
         return "%d lines, e.g. %r" % (len(lines), lines[0][:60])
 
+    @case("daemon_notifies_the_service_manager")
+    def notify():
+        # a socket of our own in place of systemd's (Type=notify)
+        path = os.path.join(RUNS, "notify.sock")
+        if os.path.exists(path):
+            os.unlink(path)
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        sock.bind(path)
+        sock.settimeout(20)
+        got = []
+
+        def expect(word):
+            while True:
+                msg = sock.recv(4096).decode()
+                got.append(msg)
+                if word in msg.split("\n"):
+                    return msg
+
+        p = subprocess.Popen(
+            ["ip", "netns", "exec", "z0", "torusd", "-i", "tor0", "-f"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=dict(os.environ, NOTIFY_SOCKET=path))
+        try:
+            ready = expect("READY=1")
+            assert "STATUS=" in ready, ready
+            p.send_signal(signal.SIGHUP)
+            expect("RELOADING=1")
+            again = expect("READY=1")
+            p.send_signal(signal.SIGTERM)
+            expect("STOPPING=1")
+            p.wait(timeout=10)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+            sock.close()
+            os.unlink(path)
+        return "%s; after SIGHUP %s" % (ready.replace("\n", " "),
+                                        again.replace("\n", " "))
+
     @case("daemon_exits_when_module_unloaded")
     def unload():
         logf = os.path.join(RUNS, "z0.unload.log")
@@ -550,6 +591,7 @@ def lifecycle():
     try:
         start_errors()
         prefixes()
+        notify()
         unload()
     finally:
         subprocess.run("pkill -x torusd", shell=True)
