@@ -208,8 +208,13 @@ void tc_epoch_tick(struct tc_node *n)
 
 	for (k = 0; k < n->cfg.ndims; k++) {
 		tc_epoch_catch_up(n, k);
-		/* five distinct nodes in a row refute a ring of 4 or less */
-		if (tc_epoch_settled(n, k) && tc_newcomer_on_axis(n, k) &&
+		/*
+		 * Five distinct nodes in a row refute a ring of 4 or less,
+		 * next to a newcomer or seen by one (a block that joined
+		 * placed at once)
+		 */
+		if (tc_epoch_settled(n, k) &&
+		    (tc_newcomer_on_axis(n, k) || tc_epoch_newcomer(n)) &&
 		    tc_ring_refuted(n, k, n->gcd[k]))
 			tc_epoch_start(n, k);
 		if (!(n->cur & (1u << k)))

@@ -403,6 +403,17 @@ void tc_block_tick(struct tc_node *n)
 
 		if (!tc_own_record(n, p, &mine))
 			continue;
+		f = &n->face[p];
+		/*
+		 * Our cable on this face leads to another block than the
+		 * face was seen with: the face was recabled (a fabric grown
+		 * by a slab of blocks).  It is oriented afresh.
+		 */
+		if (f->status != FACE_NONE && f->block != mine.block) {
+			memset(f, 0, sizeof(*f));
+			memset(f->map, TC_NONE, sizeof(f->map));
+			n->flags |= TN_DIRTY | TN_CHANGED;
+		}
 		f = tc_face_seen(n, p, mine.block);
 		/*
 		 * Announce our pair, and again with every hello while the
