@@ -63,7 +63,7 @@ size_t tc_node_size(const struct tc_config *cfg)
 			tc_align(TC_QUEUE * sizeof(struct tc_qent));
 	else
 		size += tc_align(np * np * sizeof(uint32_t));
-	return size;
+	return size + tc_align(tc_ls_size(cfg));
 }
 
 static uint16_t tc_block_diameter(const struct tc_config *cfg)
@@ -134,11 +134,14 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 		n->face = (struct tc_face *)mem;
 		mem += tc_align(np * sizeof(struct tc_face));
 		n->queue = (struct tc_qent *)mem;
+		mem += tc_align(TC_QUEUE * sizeof(struct tc_qent));
 		for (axis = 0; axis < np; axis++)
 			memset(n->face[axis].map, TC_NONE, TC_MAX_AXES);
 	} else {
 		n->hop2 = (uint32_t *)mem;
+		mem += tc_align((size_t)np * np * sizeof(uint32_t));
 	}
+	tc_ls_init(n, mem);
 	for (axis = 0; axis < np; axis++)
 		tc_nbr_clear(n, axis);
 
@@ -424,6 +427,9 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	struct tw_msg m;
 	unsigned int i;
 
+	if (msg && len && msg[0] == TW_LS_MAGIC && tc_port_ok(n, port) &&
+	    (n->up & (1u << port)))
+		return tc_ls_receive(n, port, msg, len);
 	n->stats.msgs_rx++;
 	n->stats.bytes_rx += len;
 	if (!tc_port_ok(n, port) || !(n->up & (1u << port)) ||
@@ -1235,6 +1241,7 @@ void tc_tick(struct tc_node *n)
 	} else {
 		n->hello_in--;
 	}
+	tc_ls_tick(n);
 
 	if (!changed && !rx && n->quiet != n->cfg.quiet_ticks &&
 	    (n->flags & TN_PLACED) == (n->flags & TN_WAS_PLACED))

@@ -68,7 +68,7 @@ void seed_save(const char *dir, const char *harness, const char *name,
 /* ---- the core: small tori discovering themselves ---- */
 
 #define FAB_MAX_NODES	27
-#define FAB_MAX_MSGS	(FAB_MAX_NODES * TC_MAX_PORTS * 2)
+#define FAB_MAX_MSGS	(FAB_MAX_NODES * TC_MAX_PORTS * TC_MSGS_PER_TICK)
 #define FAB_HELLO	4
 #define FAB_DEAD	13
 #define FAB_QUIET	12

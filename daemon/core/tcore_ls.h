@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * tcore link state: internals shared by tcore.c and tcore_ls.c only.
+ *
+ * The database is an open-addressed table (linear probing) keyed by the
+ * reporter's node index in the frame; a slot is 10 bytes (the record,
+ * its aging epoch, its flooding state) so that 65,536 simulated nodes
+ * each holding some 12,000 records fit in memory.
+ */
+#ifndef TORUS_TCORE_LS_H
+#define TORUS_TCORE_LS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tcore.h"
+
+#define LS_EMPTY	UINT32_MAX	/* key of a free slot */
+#define LS_PEND		0x80	/* meta: to be flooded at the next tick */
+#define LS_FROM		0x1f	/* meta: port it arrived on ... */
+#define LS_LOCAL	0x1f	/* ... or this node's own record */
+#define LS_EPOCHS	16	/* aging epochs in one maximum age */
+#define LS_BURST	8	/* link-state messages per port and tick */
+
+struct tc_ls_rec {
+	uint32_t key;		/* reporter's node index, LS_EMPTY: free */
+	uint16_t seq;		/* serial number arithmetic (RFC 1982) */
+	uint16_t mask;		/* bit per global direction: cable down */
+};
+
+struct tc_ls {
+	uint32_t cap;		/* records at most */
+	uint32_t slots;		/* table size: cap plus slack */
+	uint32_t count;		/* records held */
+	uint32_t nfaults;	/* ... with a nonzero mask */
+	uint32_t npend;		/* records with LS_PEND */
+	struct tc_ls_rec *rec;
+	uint8_t *epoch;		/* per slot: aging epoch of the last update */
+	uint8_t *meta;		/* per slot: LS_PEND | port it came from */
+	/* the frame the database belongs to: leader 0 while not placed */
+	uint64_t leader;
+	uint16_t dims[TC_MAX_AXES];
+	uint8_t wrap;
+	uint32_t nodes;
+	uint32_t self;		/* this node's index */
+	uint16_t seq;		/* this node's last sequence number */
+	uint16_t mask;		/* ... and the mask it last flooded */
+	bool force;		/* originate at the next tick, whatever */
+	uint16_t refresh_in;	/* ticks to the next refresh */
+	uint16_t epoch_in;	/* ticks to the next aging epoch */
+	uint8_t now_epoch;
+	uint16_t adj;		/* ports with an adjacency (same frame) */
+	uint16_t sync;		/* ports owed the whole database */
+	uint32_t sync_pos[TC_MAX_PORTS];
+	uint32_t adj_id[TC_MAX_PORTS];	/* tw_id_hash() of its neighbor */
+	uint16_t unready[TC_MAX_PORTS];	/* ticks its neighbor is alive but
+					 * not placed in our frame */
+	uint32_t full_at;	/* tick a record was last refused */
+	bool was_full;
+	uint32_t generation;
+	uint64_t digest;
+};
+
+struct tc_node;
+
+size_t tc_ls_size(const struct tc_config *cfg);
+/* carve the table out of @mem (tc_ls_size() bytes); cfg defaults set */
+void tc_ls_init(struct tc_node *n, uint8_t *mem);
+/* a link-state message (first byte TW_LS_MAGIC) arrived on @port */
+int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
+		  size_t len);
+/* once per tick, after discovery: originate, age, flood */
+void tc_ls_tick(struct tc_node *n);
+uint32_t tc_ls_next_deadline(const struct tc_node *n);
+
+#endif /* TORUS_TCORE_LS_H */
