@@ -1178,7 +1178,12 @@ static uint32_t ls_records_auto(const struct sim_world *w)
 			}
 		}
 	}
-	return est + est / 8 + w->nnodes / 64 + 64;
+	est += est / 8 + w->nnodes / 64 + 64;
+	/* all databases together within SIM_LS_BUDGET: a run with heavy
+	 * faults gets a counted overflow, not an out-of-memory */
+	if ((double)est * w->nnodes > SIM_LS_BUDGET / 11.25)
+		est = (uint32_t)(SIM_LS_BUDGET / 11.25 / w->nnodes);
+	return est ? est : 1;
 }
 
 static struct tc_node *ls_node(void *ctx, uint32_t u)
@@ -1280,7 +1285,8 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->rng = sim_stream(w->seed, SIM_STREAM_NET);
 	memcpy(e->dims, s->dims0, sizeof(e->dims));
 	sim_node_config(w, 0, &cfg);
-	e->ls_records = o->ls_records ? o->ls_records : ls_records_auto(w);
+	e->ls_records = o->no_ls ? 1 : o->ls_records ? o->ls_records :
+			ls_records_auto(w);
 	cfg.ls_records = e->ls_records;
 	r->state_bytes = tc_node_size(&cfg);
 	e->nsize = (r->state_bytes + 15) & ~(size_t)15;
@@ -1546,8 +1552,9 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		}
 		pending = t < s->last_event || grow_pending || grow_at > t ||
 			  (e.grown_at >= 0 && gi < s->ngev);
-		sim_ls_round(&ls, &lsnet, t, !pending && nfinal == nrun,
-			     ls_cap, &lsa);
+		sim_ls_round(&ls, &lsnet, t,
+			     !o->no_ls && !pending && nfinal == nrun, ls_cap,
+			     &lsa);
 		ls_act(&e, &lsa, &out);
 		if (!sim_ls_done(&ls) && t == cap)
 			cap++;		/* its phases have their own cap */

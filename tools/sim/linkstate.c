@@ -476,6 +476,7 @@ void sim_ls_round(struct sim_ls_state *st, const struct sim_ls_net *net,
 	if (bad && t - st->t0 <= phase_cap)
 		return;
 	if (bad) {
+		ls_bytes(st, net, false);	/* what it cost meanwhile */
 		r->rounds[st->phase] = SIM_LS_TIMEOUT;
 		r->agree = false;
 		r->disagree = bad;

@@ -77,6 +77,8 @@ static void usage(FILE *f)
 "                         cable, each once link state agreed again\n"
 "  --ls-records N         the core's link-state bound (default: the\n"
 "                         reporters the faults make, plus room)\n"
+"  --no-ls                no measurement, a bound of one record (heavy\n"
+"                         faults at full size would not fit in memory)\n"
 "  -j, --json             print one JSON object\n"
 "  -v, --verbose          progress on stderr (twice: every round)\n"
 "  -h, --help             this text\n"
@@ -178,7 +180,7 @@ enum {
 	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD, OPT_SPREAD, OPT_ORDER,
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
 	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
-	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS,
+	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS,
 };
 
 static const struct option longopts[] = {
@@ -211,6 +213,7 @@ static const struct option longopts[] = {
 	{ "no-sleep",	  no_argument,	     NULL, OPT_NO_SLEEP },
 	{ "ls-events",	  no_argument,	     NULL, OPT_LS_EVENTS },
 	{ "ls-records",	  required_argument, NULL, OPT_LS_RECORDS },
+	{ "no-ls",	  no_argument,	     NULL, OPT_NO_LS },
 	{ "json",	  no_argument,	     NULL, 'j' },
 	{ "verbose",	  no_argument,	     NULL, 'v' },
 	{ "help",	  no_argument,	     NULL, 'h' },
@@ -389,6 +392,9 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 		case OPT_LS_EVENTS:
 			o->ls_events = true;
 			break;
+		case OPT_NO_LS:
+			o->no_ls = true;
+			break;
 		case OPT_LS_RECORDS:
 			o->ls_records = parse_uint("--ls-records", optarg, 1,
 						   1u << 24);
@@ -409,6 +415,8 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
+	if (o->no_ls && (o->ls_events || o->ls_records))
+		die_usage("--no-ls excludes --ls-events and --ls-records");
 
 	for (a = 0; a < o->ndims; a++)
 		n *= o->dims[a];

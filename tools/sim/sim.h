@@ -76,6 +76,7 @@ struct sim_opts {
 	bool ls_events;			/* kill/revive a node, cut/plug a
 					 * cable once link state agreed */
 	uint32_t ls_records;		/* the core's ls_records, 0: auto */
+	bool no_ls;			/* no measurement, one record */
 	bool json;
 	int verbose;
 };
@@ -284,6 +285,7 @@ void sim_liar_tick(struct sim_liar *l, const struct sim_opts *o,
 		   uint16_t up, const struct tc_output *out);
 
 /* linkstate.c: link-state convergence against the truth */
+#define SIM_LS_BUDGET	10e9	/* bytes of link-state databases, all nodes */
 struct sim_ls_net {			/* what it reads of the engine */
 	const struct sim_world *w;
 	const uint32_t *peer;		/* wiring now */
