@@ -1241,11 +1241,10 @@ void tc_tick(struct tc_node *n)
 	} else {
 		n->hello_in--;
 	}
-	tc_ls_tick(n);
 
 	if (!changed && !rx && n->quiet != n->cfg.quiet_ticks &&
 	    (n->flags & TN_PLACED) == (n->flags & TN_WAS_PLACED))
-		return;
+		goto link_state;
 	n->flags = (n->flags & ~TN_WAS_PLACED) |
 		   ((n->flags & TN_PLACED) ? TN_WAS_PLACED : 0);
 	tc_view(n, &v);
@@ -1254,6 +1253,9 @@ void tc_tick(struct tc_node *n)
 		n->view_sum = sum;
 		n->generation++;
 	}
+link_state:
+	/* after the view's generation: link state reads the view */
+	tc_ls_tick(n);
 }
 
 void tc_view(const struct tc_node *n, struct tc_view *v)

@@ -403,10 +403,10 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
  * Originate: a changed mask at once, a nonzero one again every refresh
  * period; a tombstone (mask back to zero) once, then it ages out.
  */
-static void ls_originate(struct tc_node *n, const struct tc_view *v)
+static void ls_originate(struct tc_node *n)
 {
 	struct tc_ls *ls = &n->ls;
-	uint16_t mask = ls_own_mask(n, v);
+	uint16_t mask = ls->now_mask;
 	bool force = ls->force;
 
 	ls->force = false;
@@ -543,16 +543,48 @@ static void ls_flood(struct tc_node *n)
 		ls_flush(n, &out[p], p);
 }
 
+/* what the view-derived state depends on beyond the view's generation */
+static uint32_t ls_signature(const struct tc_node *n)
+{
+	uint32_t h = 2166136261u;
+	unsigned int p;
+
+	h = (h ^ n->generation) * 16777619u;
+	h = (h ^ n->up) * 16777619u;
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		h = (h ^ (uint32_t)nb->id ^ (uint32_t)(nb->id >> 32)) *
+		    16777619u;
+		h = (h ^ nb->flags ^ (uint32_t)nb->leader) * 16777619u;
+	}
+	return h;
+}
+
 void tc_ls_tick(struct tc_node *n)
 {
+	struct tc_ls *ls = &n->ls;
+	uint32_t sig = ls_signature(n);
 	struct tc_view v;
+	unsigned int p;
 
 	ls_age(n);
-	tc_view(n, &v);
-	if (!ls_frame(n, &v))
+	/* the view is costly: only when it or a neighbor may have changed */
+	if (sig != ls->sig || ls->holding) {
+		ls->sig = sig;
+		tc_view(n, &v);
+		if (!ls_frame(n, &v))
+			return;
+		ls_adjacency(n, &v);
+		ls->now_mask = ls_own_mask(n, &v);
+		ls->holding = false;
+		for (p = 0; p < tc_nports(n); p++)
+			if (ls->unready[p] && ls->unready[p] <= 2 * n->cfg.quiet_ticks)
+				ls->holding = true;
+	}
+	if (!ls->leader)
 		return;
-	ls_adjacency(n, &v);
-	ls_originate(n, &v);
+	ls_originate(n);
 	ls_flood(n);
 }
 

@@ -45,6 +45,9 @@ struct tc_ls {
 	uint32_t self;		/* this node's index */
 	uint16_t seq;		/* this node's last sequence number */
 	uint16_t mask;		/* ... and the mask it last flooded */
+	uint16_t now_mask;	/* the mask it sees now */
+	uint32_t sig;		/* ls_signature() when now_mask was made */
+	bool holding;		/* an unready neighbor is being held */
 	bool force;		/* originate at the next tick, whatever */
 	uint16_t refresh_in;	/* ticks to the next refresh */
 	uint16_t epoch_in;	/* ticks to the next aging epoch */
