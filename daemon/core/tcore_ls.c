@@ -19,9 +19,11 @@
 
 #include "tcore_int.h"
 
+/* room for the bound, our own record beyond it, and one free slot that
+ * ends every probe */
 static size_t ls_slots(uint32_t cap)
 {
-	return (size_t)cap + cap / 8 + 1;
+	return (size_t)cap + cap / 8 + 2;
 }
 
 static uint32_t ls_cap(const struct tc_config *cfg)
