@@ -477,6 +477,26 @@ UNIT_TEST(ls_overflow_bounded)
 	lfree(&L);
 }
 
+/* a bound of one: the table stays probe-able with our own record in */
+UNIT_TEST(ls_overflow_bound_one)
+{
+	struct tc_ls_info info;
+	int u;
+
+	lsetup(&L, 4, 4, true, 1);
+	lrun(&L, LSETTLE);
+	lcut(&L, lidx(&L, 0, 0), TORUS_DIR(0, 0), true);
+	lrun(&L, 20);
+	/* full already, these two reporters add their own records */
+	lcut(&L, lidx(&L, 2, 2), TORUS_DIR(1, 0), true);
+	lrun(&L, 30);
+	for (u = 0; u < L.nn; u++) {
+		tc_ls_info(L.node[u], &info);
+		UNIT_CHECK(info.records <= 2);
+	}
+	lfree(&L);
+}
+
 /* a converged 4x4 torus with one cut, and a message builder */
 static struct tc_node *lmsg_setup(uint8_t *port, struct tc_view *v)
 {
@@ -638,6 +658,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(ls_late_joiner_syncs),
 	UNIT_CASE(ls_agree_with_loss),
 	UNIT_CASE(ls_overflow_bounded),
+	UNIT_CASE(ls_overflow_bound_one),
 	UNIT_CASE(ls_malformed_refused),
 	UNIT_CASE(ls_foreign_ignored),
 	UNIT_CASE(ls_restart_outbids_stale),
