@@ -276,12 +276,15 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		return 0;
 	}
 	/* a mask may only name cables the reporter has */
-	for (i = 0; i < m.nrec; i++)
-		if (m.rec[i].mask & ~ls_dirs(ls, n->cfg.ndims, m.rec[i].coord)) {
+	for (i = 0; i < m.nrec; i++) {
+		uint16_t dirs = ls_dirs(ls, n->cfg.ndims, m.rec[i].coord);
+
+		if (m.rec[i].mask & ~dirs) {
 			n->stats.ls_bad_rx++;
 			n->stats.bad_rx++;
 			return -EBADMSG;
 		}
+	}
 	n->nbr[port].silent = 0;
 	if (!m.nrec) {
 		/* a new adjacency asks for the whole database */
@@ -567,6 +570,7 @@ void tc_ls_tick(struct tc_node *n)
 {
 	struct tc_ls *ls = &n->ls;
 	uint32_t sig = ls_signature(n);
+	uint16_t hold = 2 * n->cfg.quiet_ticks;
 	struct tc_view v;
 	unsigned int p;
 
@@ -581,7 +585,7 @@ void tc_ls_tick(struct tc_node *n)
 		ls->now_mask = ls_own_mask(n, &v);
 		ls->holding = false;
 		for (p = 0; p < tc_nports(n); p++)
-			if (ls->unready[p] && ls->unready[p] <= 2 * n->cfg.quiet_ticks)
+			if (ls->unready[p] && ls->unready[p] <= hold)
 				ls->holding = true;
 	}
 	if (!ls->leader)
@@ -690,7 +694,8 @@ int tc_ls_faults(const struct tc_node *n, uint8_t *dead, uint16_t *cut)
 			if (!(r->mask & (1u << g)))
 				continue;
 			cut[r->key] |= (uint16_t)(1u << g);
-			cut[ls_step(ls, nd, r->key, g)] |= (uint16_t)(1u << (g ^ 1));
+			nb = ls_step(ls, nd, r->key, g);
+			cut[nb] |= (uint16_t)(1u << (g ^ 1));
 		}
 	}
 	/*

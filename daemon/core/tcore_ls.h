@@ -16,7 +16,7 @@
 #include "tcore.h"
 
 #define LS_EMPTY	UINT32_MAX	/* key of a free slot */
-#define LS_PEND		0x80	/* meta: to be flooded at the next tick */
+#define LS_PEND		0x80	/* meta: to flood at the next tick */
 #define LS_FROM		0x1f	/* meta: port it arrived on ... */
 #define LS_LOCAL	0x1f	/* ... or this node's own record */
 #define LS_EPOCHS	16	/* aging epochs in one maximum age */
@@ -35,8 +35,8 @@ struct tc_ls {
 	uint32_t nfaults;	/* ... with a nonzero mask */
 	uint32_t npend;		/* records with LS_PEND */
 	struct tc_ls_rec *rec;
-	uint8_t *epoch;		/* per slot: aging epoch of the last update */
-	uint8_t *meta;		/* per slot: LS_PEND | port it came from */
+	uint8_t *epoch;		/* per slot: aging epoch of its update */
+	uint8_t *meta;		/* per slot: LS_PEND | its source port */
 	/* the frame the database belongs to: leader 0 while not placed */
 	uint64_t leader;
 	uint16_t dims[TC_MAX_AXES];
@@ -56,8 +56,8 @@ struct tc_ls {
 	uint16_t sync;		/* ports owed the whole database */
 	uint32_t sync_pos[TC_MAX_PORTS];
 	uint32_t adj_id[TC_MAX_PORTS];	/* tw_id_hash() of its neighbor */
-	uint16_t unready[TC_MAX_PORTS];	/* ticks its neighbor is alive but
-					 * not placed in our frame */
+	/* per port: ticks its neighbor is alive but not placed with us */
+	uint16_t unready[TC_MAX_PORTS];
 	uint32_t full_at;	/* tick a record was last refused */
 	bool was_full;
 	uint32_t generation;

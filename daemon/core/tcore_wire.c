@@ -445,7 +445,8 @@ int tw_ls_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	m->leader = get64(msg + 12);
 	if (!m->id || !m->leader)
 		return -EBADMSG;
-	for (i = 0, v = msg + TW_LS_HDR; i < msg[3]; i++, v += TW_LS_REC(ndims)) {
+	v = msg + TW_LS_HDR;
+	for (i = 0; i < msg[3]; i++, v += TW_LS_REC(ndims)) {
 		struct tw_ls_rec *r = &m->rec[i];
 
 		memset(r->coord, 0, sizeof(r->coord));

@@ -16,7 +16,7 @@
 
 #define LX_MAX	64
 #define LQ_MAX	(LX_MAX * 4 * 64)
-#define LSETTLE	60	/* rounds to place every node (faults come after) */
+#define LSETTLE	60	/* rounds to place every node; faults after */
 
 struct lmsg {
 	int dst;
@@ -277,8 +277,8 @@ static int lcheck(const struct lfab *f, int expect_dead)
 		if (nd != expect_dead || memcmp(dead, want_dead, f->nn) ||
 		    memcmp(cut, want_cut, f->nn * sizeof(cut[0]))) {
 			if (bad < 3)
-				fprintf(stderr, "    node %d: %d dead, arrays %s\n",
-					u, nd, memcmp(cut, want_cut,
+				fprintf(stderr,
+					"    node %d: %d dead, arrays %s\n", u, nd, memcmp(cut, want_cut,
 						      f->nn * sizeof(cut[0])) ?
 					"cut differ" : "dead differ");
 			bad++;

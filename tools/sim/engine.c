@@ -1557,7 +1557,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 			     &lsa);
 		ls_act(&e, &lsa, &out);
 		if (!sim_ls_done(&ls) && t == cap)
-			cap++;		/* its phases have their own cap */
+			cap++;	/* its phases have their own cap */
 		if (pending || !sim_ls_done(&ls))
 			continue;
 		if (nfinal == r->live && nrun == r->live && quiet >= settle) {

@@ -400,7 +400,8 @@ static bool ls_pick_cable(struct sim_ls_state *st, const struct sim_ls_net *net,
 			return false;
 		l = (uint8_t)sim_below(&st->rng, w->nports);
 		p = net->peer[(size_t)u * w->nports + l];
-		if (p == SIM_NO_PEER || net->wrongp[(size_t)u * w->nports + l] ||
+		if (p == SIM_NO_PEER ||
+		    net->wrongp[(size_t)u * w->nports + l] ||
 		    !net->node(net->ctx, p >> 4))
 			continue;
 		tc_view(net->node(net->ctx, p >> 4), &v);

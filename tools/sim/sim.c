@@ -820,7 +820,7 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 
 /* link state over the runs */
 struct ls_total {
-	unsigned int measured, ok;	/* runs measured; ... agreeing, exact */
+	unsigned int measured, ok;	/* runs measured; ... all exact */
 	int64_t rounds_max[SIM_LS_PHASES];	/* -1: a run timed out */
 	double rounds_sum[SIM_LS_PHASES];
 	unsigned int nrounds[SIM_LS_PHASES];
