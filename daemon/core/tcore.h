@@ -140,11 +140,10 @@ struct tc_stats {
 	uint64_t oversize;	/* messages not sent: above TC_MSG_MAX */
 	uint64_t refuted;	/* ring extents claimed that we could refute */
 	uint64_t resurveys;	/* ring epochs started here (ring grew) */
-	/* link state, counted apart from the discovery figures above */
+	/* link state: sent apart from the discovery figures above (the
+	 * received ones count in msgs_rx and bytes_rx) */
 	uint64_t ls_msgs_tx;
 	uint64_t ls_bytes_tx;
-	uint64_t ls_msgs_rx;
-	uint64_t ls_bytes_rx;
 	uint64_t ls_bad_rx;	/* malformed: refused whole (-EBADMSG), also
 				 * counted in bad_rx */
 	uint64_t ls_foreign;	/* from a port with no adjacency: ignored */

@@ -35,7 +35,9 @@ size_t tc_ls_size(const struct tc_config *cfg)
 {
 	size_t slots = ls_slots(ls_cap(cfg));
 
-	return slots * (sizeof(struct tc_ls_rec) + 2);
+	/* records, epoch and meta bytes, then per port 10 bytes */
+	return slots * sizeof(struct tc_ls_rec) +
+	       ((2 * slots + 3) & ~(size_t)3) + 2 * (size_t)cfg->ndims * 10;
 }
 
 void tc_ls_init(struct tc_node *n, uint8_t *mem)
@@ -59,11 +61,9 @@ void tc_ls_init(struct tc_node *n, uint8_t *mem)
 		cfg->ls_max_age_ticks = cfg->ls_refresh_ticks + 1;
 
 	memset(ls, 0, sizeof(*ls));
-	ls->cap = cfg->ls_records;
-	ls->slots = (uint32_t)ls_slots(ls->cap);
+	ls->slots = (uint32_t)ls_slots(cfg->ls_records);
+	ls->nports = 2 * cfg->ndims;
 	ls->rec = (struct tc_ls_rec *)mem;
-	ls->epoch = mem + ls->slots * sizeof(struct tc_ls_rec);
-	ls->meta = ls->epoch + ls->slots;
 	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
 	ls->epoch_in = 1;
 	ls->generation = 1;
@@ -116,9 +116,9 @@ static void ls_account(struct tc_ls *ls, uint32_t key, uint16_t mask,
 
 static void ls_set_pend(struct tc_ls *ls, uint32_t s, uint8_t from)
 {
-	if (!(ls->meta[s] & LS_PEND))
+	if (!(ls_meta(ls)[s] & LS_PEND))
 		ls->npend++;
-	ls->meta[s] = LS_PEND | from;
+	ls_meta(ls)[s] = LS_PEND | from;
 }
 
 /* remove slot @s; linear probing: pull later records of the run back */
@@ -127,7 +127,7 @@ static void ls_delete(struct tc_ls *ls, uint32_t s)
 	uint32_t i = s, j = s, h;
 
 	ls_account(ls, ls->rec[s].key, ls->rec[s].mask, false);
-	if (ls->meta[s] & LS_PEND)
+	if (ls_meta(ls)[s] & LS_PEND)
 		ls->npend--;
 	ls->count--;
 	for (;;) {
@@ -140,12 +140,12 @@ static void ls_delete(struct tc_ls *ls, uint32_t s)
 		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
 			continue;
 		ls->rec[i] = ls->rec[j];
-		ls->epoch[i] = ls->epoch[j];
-		ls->meta[i] = ls->meta[j];
+		ls_epoch(ls)[i] = ls_epoch(ls)[j];
+		ls_meta(ls)[i] = ls_meta(ls)[j];
 		i = j;
 	}
 	ls->rec[i].key = LS_EMPTY;
-	ls->meta[i] = 0;
+	ls_meta(ls)[i] = 0;
 }
 
 static void ls_clear(struct tc_ls *ls)
@@ -153,7 +153,7 @@ static void ls_clear(struct tc_ls *ls)
 	if (ls->count || ls->leader)
 		ls->generation++;
 	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
-	memset(ls->meta, 0, ls->slots);
+	memset(ls_meta(ls), 0, ls->slots);
 	ls->count = ls->nfaults = ls->npend = 0;
 	ls->digest = 0;
 	ls->leader = 0;
@@ -174,7 +174,7 @@ static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
 
 	if (ls->rec[s].key == LS_EMPTY) {
 		/* the slack of the table always holds our own record */
-		if (ls->count >= ls->cap && from != LS_LOCAL) {
+		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL) {
 			n->stats.ls_overflow++;
 			if (!ls->was_full)
 				ls->generation++;
@@ -192,7 +192,7 @@ static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
 	}
 	ls->rec[s].seq = seq;
 	ls->rec[s].mask = mask;
-	ls->epoch[s] = ls->now_epoch;
+	ls_epoch(ls)[s] = ls->now_epoch;
 	ls_set_pend(ls, s, from);
 }
 
@@ -260,8 +260,8 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	struct tw_ls_msg m;
 	unsigned int i;
 
-	n->stats.ls_msgs_rx++;
-	n->stats.ls_bytes_rx += len;
+	n->stats.msgs_rx++;
+	n->stats.bytes_rx += len;
 	if (port >= tc_nports(n) ||
 	    tw_ls_decode(msg, len, n->cfg.ndims, ls->leader ? ls->dims : NULL,
 			 &m)) {
@@ -289,7 +289,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	if (!m.nrec) {
 		/* a new adjacency asks for the whole database */
 		ls->sync |= (uint16_t)(1u << port);
-		ls->sync_pos[port] = 0;
+		ls_sync_pos(ls)[port] = 0;
 		return 0;
 	}
 	for (i = 0; i < m.nrec; i++) {
@@ -327,15 +327,15 @@ static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 
 	for (p = 0; p < tc_nports(n); p++) {
 		if (!n->nbr[p].id || ls_nbr_ok(n, p))
-			ls->unready[p] = 0;
-		else if (ls->unready[p] <= hold)
-			ls->unready[p]++;
+			ls_unready(ls)[p] = 0;
+		else if (ls_unready(ls)[p] <= hold)
+			ls_unready(ls)[p]++;
 	}
 	for (g = 0; g < 2 * n->cfg.ndims; g++) {
 		if (!ls_dir_exists(ls, v->coord, g))
 			continue;
 		p = v->portmap[g];
-		if (p == TC_NONE || !n->nbr[p].id || ls->unready[p] > hold)
+		if (p == TC_NONE || !n->nbr[p].id || ls_unready(ls)[p] > hold)
 			mask |= (uint16_t)(1u << g);
 	}
 	return mask;
@@ -363,7 +363,6 @@ static bool ls_frame(struct tc_node *n, const struct tc_view *v)
 	ls->leader = v->leader;
 	ls->wrap = v->wrap;
 	memcpy(ls->dims, v->dims, sizeof(ls->dims));
-	ls->nodes = (uint32_t)nodes;
 	ls->self = ls_index(ls, n->cfg.ndims, v->coord);
 	ls->mask = 0;
 	ls->refresh_in = 0;
@@ -391,9 +390,9 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 		if (!(adj & (1u << p)))
 			continue;
 		if ((ls->adj & (1u << p)) &&
-		    ls->adj_id[p] == tw_id_hash(n->nbr[p].id))
+		    ls_adj_id(ls)[p] == tw_id_hash(n->nbr[p].id))
 			continue;
-		ls->adj_id[p] = tw_id_hash(n->nbr[p].id);
+		ls_adj_id(ls)[p] = tw_id_hash(n->nbr[p].id);
 		tw_ls_init(&b, buf, sizeof(buf), n->cfg.ndims, n->cfg.id,
 			   ls->leader);
 		n->stats.ls_msgs_tx++;
@@ -445,7 +444,7 @@ static void ls_age(struct tc_node *n)
 	epochs = (n->cfg.ls_max_age_ticks + ls->epoch_in - 1) / ls->epoch_in;
 	for (s = 0; s < ls->slots; s++)
 		while (ls->rec[s].key != LS_EMPTY &&
-		       (uint8_t)(ls->now_epoch - ls->epoch[s]) > epochs) {
+		       (uint8_t)(ls->now_epoch - ls_epoch(ls)[s]) > epochs) {
 			n->stats.ls_expired++;
 			ls_delete(ls, s);
 		}
@@ -514,33 +513,33 @@ static void ls_flood(struct tc_node *n)
 		out[p].sent = 0;
 	}
 	for (s = 0; ls->npend && s < ls->slots; s++) {
-		if (!(ls->meta[s] & LS_PEND))
+		if (!(ls_meta(ls)[s] & LS_PEND))
 			continue;
 		for (p = 0; p < tc_nports(n); p++)
 			if ((ls->adj & (1u << p)) && ls_spent(&out[p], nd))
 				break;
 		if (p < tc_nports(n))
 			break;
-		from = ls->meta[s] & LS_FROM;
-		ls->meta[s] &= ~LS_PEND;
+		from = ls_meta(ls)[s] & LS_FROM;
+		ls_meta(ls)[s] &= ~LS_PEND;
 		ls->npend--;
 		for (p = 0; p < tc_nports(n); p++)
 			/* a sync still to pass this slot sends it anyway */
 			if ((ls->adj & (1u << p)) && p != from &&
-			    (!(ls->sync & (1u << p)) || s < ls->sync_pos[p]))
+			    (!(ls->sync & (1u << p)) || s < ls_sync_pos(ls)[p]))
 				ls_put(n, &out[p], p, s);
 	}
 	for (p = 0; p < tc_nports(n); p++) {
 		if (!(ls->sync & (1u << p)))
 			continue;
-		for (s = ls->sync_pos[p]; s < ls->slots; s++) {
+		for (s = ls_sync_pos(ls)[p]; s < ls->slots; s++) {
 			if (ls->rec[s].key == LS_EMPTY)
 				continue;
 			if (ls_spent(&out[p], nd))
 				break;
 			ls_put(n, &out[p], p, s);
 		}
-		ls->sync_pos[p] = s;
+		ls_sync_pos(ls)[p] = s;
 		if (s >= ls->slots)
 			ls->sync &= (uint16_t)~(1u << p);
 	}
@@ -585,7 +584,7 @@ void tc_ls_tick(struct tc_node *n)
 		ls->now_mask = ls_own_mask(n, &v);
 		ls->holding = false;
 		for (p = 0; p < tc_nports(n); p++)
-			if (ls->unready[p] && ls->unready[p] <= hold)
+			if (ls_unready(ls)[p] && ls_unready(ls)[p] <= hold)
 				ls->holding = true;
 	}
 	if (!ls->leader)
@@ -608,6 +607,17 @@ uint32_t tc_ls_next_deadline(const struct tc_node *n)
 	return next;
 }
 
+/* nodes of the frame (ls_frame() refused frames of 2^32 or more) */
+static uint32_t ls_nodes(const struct tc_node *n)
+{
+	uint32_t nodes = 1;
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++)
+		nodes *= n->ls.dims[k];
+	return nodes;
+}
+
 void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info)
 {
 	const struct tc_ls *ls = &n->ls;
@@ -616,10 +626,10 @@ void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info)
 	info->active = ls->leader != 0;
 	info->incomplete = ls->was_full;
 	info->generation = ls->generation;
-	info->nodes = ls->leader ? ls->nodes : 0;
+	info->nodes = ls->leader ? ls_nodes(n) : 0;
 	info->records = ls->count;
 	info->faults = ls->nfaults;
-	info->capacity = ls->cap;
+	info->capacity = n->cfg.ls_records;
 	info->digest = ls->digest;
 }
 
@@ -678,13 +688,14 @@ int tc_ls_faults(const struct tc_node *n, uint8_t *dead, uint16_t *cut)
 {
 	const struct tc_ls *ls = &n->ls;
 	uint8_t nd = n->cfg.ndims, g, next;
-	uint32_t s, i, cur, nb;
+	uint32_t s, i, cur, nb, nodes;
 	int ndead = 0;
 
 	if (!ls->leader)
 		return -EAGAIN;
-	memset(cut, 0, ls->nodes * sizeof(*cut));
-	memset(dead, 0, ls->nodes);
+	nodes = ls_nodes(n);
+	memset(cut, 0, nodes * sizeof(*cut));
+	memset(dead, 0, nodes);
 	for (s = 0; s < ls->slots; s++) {
 		const struct tc_ls_rec *r = &ls->rec[s];
 
@@ -726,7 +737,7 @@ int tc_ls_faults(const struct tc_node *n, uint8_t *dead, uint16_t *cut)
 		cur = ls_step(ls, nd, cur, g ^ 1);
 		next = (uint8_t)(g + 1);
 	}
-	for (i = 0; i < ls->nodes; i++) {
+	for (i = 0; i < nodes; i++) {
 		dead[i] = !dead[i];
 		ndead += dead[i];
 	}

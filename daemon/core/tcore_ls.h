@@ -29,40 +29,66 @@ struct tc_ls_rec {
 };
 
 struct tc_ls {
-	uint32_t cap;		/* records at most */
-	uint32_t slots;		/* table size: cap plus slack */
+	/* the frame the database belongs to: leader 0 while not placed */
+	uint64_t leader;
+	uint64_t digest;
+	/*
+	 * slots records, then per slot a u8 aging epoch of its update and a
+	 * u8 LS_PEND | source port, then per port the u32 sync positions,
+	 * u32 adjacency ids and u16 unready counts (accessors below)
+	 */
+	struct tc_ls_rec *rec;
+	uint32_t slots;		/* table size: the bound plus slack */
 	uint32_t count;		/* records held */
 	uint32_t nfaults;	/* ... with a nonzero mask */
 	uint32_t npend;		/* records with LS_PEND */
-	struct tc_ls_rec *rec;
-	uint8_t *epoch;		/* per slot: aging epoch of its update */
-	uint8_t *meta;		/* per slot: LS_PEND | its source port */
-	/* the frame the database belongs to: leader 0 while not placed */
-	uint64_t leader;
-	uint16_t dims[TC_MAX_AXES];
-	uint8_t wrap;
-	uint32_t nodes;
 	uint32_t self;		/* this node's index */
+	uint32_t sig;		/* ls_signature() when now_mask was made */
+	uint32_t full_at;	/* tick a record was last refused */
+	uint32_t generation;
+	uint16_t dims[TC_MAX_AXES];
 	uint16_t seq;		/* this node's last sequence number */
 	uint16_t mask;		/* ... and the mask it last flooded */
 	uint16_t now_mask;	/* the mask it sees now */
-	uint32_t sig;		/* ls_signature() when now_mask was made */
-	bool holding;		/* an unready neighbor is being held */
-	bool force;		/* originate at the next tick, whatever */
 	uint16_t refresh_in;	/* ticks to the next refresh */
 	uint16_t epoch_in;	/* ticks to the next aging epoch */
-	uint8_t now_epoch;
 	uint16_t adj;		/* ports with an adjacency (same frame) */
 	uint16_t sync;		/* ports owed the whole database */
-	uint32_t sync_pos[TC_MAX_PORTS];
-	uint32_t adj_id[TC_MAX_PORTS];	/* tw_id_hash() of its neighbor */
-	/* per port: ticks its neighbor is alive but not placed with us */
-	uint16_t unready[TC_MAX_PORTS];
-	uint32_t full_at;	/* tick a record was last refused */
+	uint8_t wrap;
+	uint8_t now_epoch;
+	uint8_t nports;
+	bool holding;		/* an unready neighbor is being held */
+	bool force;		/* originate at the next tick, whatever */
 	bool was_full;
-	uint32_t generation;
-	uint64_t digest;
 };
+
+static inline uint8_t *ls_epoch(const struct tc_ls *ls)
+{
+	return (uint8_t *)(ls->rec + ls->slots);
+}
+
+static inline uint8_t *ls_meta(const struct tc_ls *ls)
+{
+	return ls_epoch(ls) + ls->slots;
+}
+
+/* per port: the next slot of the database it is owed */
+static inline uint32_t *ls_sync_pos(const struct tc_ls *ls)
+{
+	return (uint32_t *)(ls_epoch(ls) + ((2 * ls->slots + 3) & ~3u));
+}
+
+/* per port: tw_id_hash() of the neighbor of its adjacency */
+static inline uint32_t *ls_adj_id(const struct tc_ls *ls)
+{
+	return ls_sync_pos(ls) + ls->nports;
+}
+
+/* per port: ticks its neighbor is alive but not placed with us */
+static inline uint16_t *ls_unready(const struct tc_ls *ls)
+{
+	return (uint16_t *)(ls_adj_id(ls) + ls->nports);
+}
 
 struct tc_node;
 
