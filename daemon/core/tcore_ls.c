@@ -596,7 +596,9 @@ void tc_ls_tick(struct tc_node *n)
 uint32_t tc_ls_next_deadline(const struct tc_node *n)
 {
 	const struct tc_ls *ls = &n->ls;
+	uint16_t hold = 2 * n->cfg.quiet_ticks, u;
 	uint32_t next = ls->epoch_in;
+	unsigned int p;
 
 	if (!ls->leader)
 		return next;
@@ -604,6 +606,12 @@ uint32_t tc_ls_next_deadline(const struct tc_node *n)
 		return 1;
 	if (ls->mask && ls->refresh_in < next)
 		next = ls->refresh_in;
+	/* a held neighbor is reported on the tick its count passes hold */
+	for (p = 0; p < ls->nports; p++) {
+		u = ls_unready(ls)[p];
+		if (u && u <= hold && (uint32_t)(hold - u) + 1 < next)
+			next = (uint32_t)(hold - u) + 1;
+	}
 	return next;
 }
 
