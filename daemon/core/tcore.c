@@ -1361,6 +1361,7 @@ void tc_skip(struct tc_node *n, uint32_t ticks)
 			n->ring_quiet[k] = (uint16_t)
 				(n->ring_quiet[k] + ticks > UINT16_MAX ?
 				 UINT16_MAX : n->ring_quiet[k] + ticks);
+	tc_ls_skip(n, ticks);
 }
 
 uint32_t tc_generation(const struct tc_node *n)

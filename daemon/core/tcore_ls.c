@@ -615,6 +615,23 @@ uint32_t tc_ls_next_deadline(const struct tc_node *n)
 	return next;
 }
 
+void tc_ls_skip(struct tc_node *n, uint32_t ticks)
+{
+	struct tc_ls *ls = &n->ls;
+	uint16_t hold = 2 * n->cfg.quiet_ticks, *u = ls_unready(ls);
+	unsigned int p;
+
+	ls->epoch_in = (uint16_t)(ls->epoch_in - ticks);
+	if (!ls->leader)
+		return;
+	ls->refresh_in = ls->refresh_in > ticks ?
+			 (uint16_t)(ls->refresh_in - ticks) : 0;
+	/* while holding, every tick counts the held neighbors up */
+	for (p = 0; ls->holding && p < ls->nports; p++)
+		if (u[p] && u[p] <= hold)
+			u[p] = (uint16_t)(u[p] + ticks);
+}
+
 /* nodes of the frame (ls_frame() refused frames of 2^32 or more) */
 static uint32_t ls_nodes(const struct tc_node *n)
 {

@@ -101,5 +101,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 /* once per tick, after discovery: originate, age, flood */
 void tc_ls_tick(struct tc_node *n);
 uint32_t tc_ls_next_deadline(const struct tc_node *n);
+/* tc_skip(): @ticks ticks before tc_ls_next_deadline() only count */
+void tc_ls_skip(struct tc_node *n, uint32_t ticks);
 
 #endif /* TORUS_TCORE_LS_H */

@@ -1209,8 +1209,10 @@ static void ls_act(struct engine *e, const struct sim_ls_action *a,
 		for (l = 0; l < e->w->nports; l++) {
 			uint32_t p = e->peer[(size_t)a->u * e->w->nports + l];
 
-			if (p != SIM_NO_PEER && e->run[p >> 4] == NODE_CORE)
-				tc_port_state(NODE(e, p >> 4), p & 15, false);
+			if (p == SIM_NO_PEER || e->run[p >> 4] != NODE_CORE)
+				continue;
+			wake(e, p >> 4);
+			tc_port_state(NODE(e, p >> 4), p & 15, false);
 		}
 		return;
 	case SIM_LS_ACT_REVIVE:
