@@ -12,6 +12,7 @@
 
 #include "tcore.h"
 #include "tcore_wire.h"
+#include "troute.h"
 #include "unit.h"
 
 #define LX_MAX	64
@@ -319,6 +320,51 @@ UNIT_TEST(ls_agree_torus)
 	lrun(&L, 80);
 	UNIT_CHECK(lcheck(&L, 3) == 0);
 	UNIT_CHECK(lsame_digest(&L) > 1);
+	lfree(&L);
+}
+
+/*
+ * The fault set feeds the route computation as it is (troute.h's
+ * contract): a DOR path over the cut cable is not usable, one around
+ * the faults is, and the survivors stay one component.
+ */
+UNIT_TEST(ls_faults_feed_routes)
+{
+	uint16_t cut[LX_MAX];
+	uint8_t dead[LX_MAX], a[2], b[2];
+	struct troute_faults f;
+	struct troute_plan dor;
+	struct troute_ctx c;
+	struct tc_view v;
+
+	lsetup(&L, 6, 5, true, 0);
+	lrun(&L, LSETTLE);
+	L.dead[lidx(&L, 1, 1)] = L.dead[lidx(&L, 2, 1)] = true;
+	lcut(&L, lidx(&L, 4, 3), TORUS_DIR(1, 0), true);
+	lrun(&L, 40);
+	tc_view(L.node[0], &v);
+	UNIT_CHECK(tc_ls_faults(L.node[0], dead, cut) == 2);
+	memset(&f, 0, sizeof(f));
+	f.ndims = 2;
+	f.dims[0] = v.dims[0];
+	f.dims[1] = v.dims[1];
+	f.wrap = v.wrap;
+	f.dead = dead;
+	f.cut = cut;
+	UNIT_CHECK(troute_ctx_init(&c, &f) == 0);
+	troute_plan_dor(&f, &dor);
+	/* one hop over the cut cable: not in one round */
+	lcoord(&L, lidx(&L, 4, 3), a);
+	lcoord(&L, lidx(&L, 4, 4), b);
+	UNIT_CHECK(!troute_reach1(&c, &dor, a[0] + 6u * a[1],
+				  b[0] + 6u * b[1]));
+	/* along a column without faults: yes */
+	lcoord(&L, lidx(&L, 0, 0), a);
+	lcoord(&L, lidx(&L, 0, 2), b);
+	UNIT_CHECK(troute_reach1(&c, &dor, a[0] + 6u * a[1],
+				 b[0] + 6u * b[1]));
+	UNIT_CHECK(troute_connected(&c, a[0] + 6u * a[1], b[0] + 6u * b[1]));
+	troute_ctx_free(&c);
 	lfree(&L);
 }
 
@@ -652,6 +698,7 @@ UNIT_TEST(ls_restart_outbids_stale)
 
 static const struct unit_case cases[] = {
 	UNIT_CASE(ls_agree_torus),
+	UNIT_CASE(ls_faults_feed_routes),
 	UNIT_CASE(ls_agree_mesh),
 	UNIT_CASE(ls_restore_withdraws),
 	UNIT_CASE(ls_refresh_and_aging),
