@@ -424,6 +424,13 @@ static void ls_originate(struct tc_node *n)
 	ls_store(n, ls->self, ls->seq, mask, LS_LOCAL);
 }
 
+static uint32_t ls_epoch_len(const struct tc_node *n)
+{
+	uint32_t len = n->cfg.ls_max_age_ticks / LS_EPOCHS;
+
+	return len ? len : 1;
+}
+
 /* once per aging epoch: drop what was not refreshed for the maximum age */
 static void ls_age(struct tc_node *n)
 {
@@ -432,9 +439,7 @@ static void ls_age(struct tc_node *n)
 
 	if (--ls->epoch_in)
 		return;
-	ls->epoch_in = (uint16_t)(n->cfg.ls_max_age_ticks / LS_EPOCHS);
-	if (!ls->epoch_in)
-		ls->epoch_in = 1;
+	ls->epoch_in = (uint16_t)ls_epoch_len(n);
 	ls->now_epoch++;
 	if (ls->was_full && n->now - ls->full_at > n->cfg.ls_max_age_ticks) {
 		ls->was_full = false;
@@ -597,7 +602,8 @@ uint32_t tc_ls_next_deadline(const struct tc_node *n)
 {
 	const struct tc_ls *ls = &n->ls;
 	uint16_t hold = 2 * n->cfg.quiet_ticks, u;
-	uint32_t next = ls->epoch_in;
+	/* an empty database has nothing to age: no need to wake for it */
+	uint32_t next = ls->count || ls->was_full ? ls->epoch_in : UINT32_MAX;
 	unsigned int p;
 
 	if (!ls->leader)
@@ -621,7 +627,16 @@ void tc_ls_skip(struct tc_node *n, uint32_t ticks)
 	uint16_t hold = 2 * n->cfg.quiet_ticks, *u = ls_unready(ls);
 	unsigned int p;
 
-	ls->epoch_in = (uint16_t)(ls->epoch_in - ticks);
+	uint32_t len = ls_epoch_len(n);
+
+	/* epochs may pass unseen while there is nothing to age */
+	if (ticks >= ls->epoch_in) {
+		ls->now_epoch = (uint8_t)(ls->now_epoch + 1 +
+					  (ticks - ls->epoch_in) / len);
+		ls->epoch_in = (uint16_t)(len - (ticks - ls->epoch_in) % len);
+	} else {
+		ls->epoch_in = (uint16_t)(ls->epoch_in - ticks);
+	}
 	if (!ls->leader)
 		return;
 	ls->refresh_in = ls->refresh_in > ticks ?
