@@ -63,7 +63,7 @@ size_t tc_node_size(const struct tc_config *cfg)
 			tc_align(TC_QUEUE * sizeof(struct tc_qent));
 	else
 		size += tc_align(np * np * sizeof(uint32_t));
-	return size;
+	return size + tc_align(tc_ls_size(cfg));
 }
 
 static uint16_t tc_block_diameter(const struct tc_config *cfg)
@@ -134,11 +134,14 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 		n->face = (struct tc_face *)mem;
 		mem += tc_align(np * sizeof(struct tc_face));
 		n->queue = (struct tc_qent *)mem;
+		mem += tc_align(TC_QUEUE * sizeof(struct tc_qent));
 		for (axis = 0; axis < np; axis++)
 			memset(n->face[axis].map, TC_NONE, TC_MAX_AXES);
 	} else {
 		n->hop2 = (uint32_t *)mem;
+		mem += tc_align((size_t)np * np * sizeof(uint32_t));
 	}
+	tc_ls_init(n, mem);
 	for (axis = 0; axis < np; axis++)
 		tc_nbr_clear(n, axis);
 
@@ -424,6 +427,9 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	struct tw_msg m;
 	unsigned int i;
 
+	if (msg && len && msg[0] == TW_LS_MAGIC && tc_port_ok(n, port) &&
+	    (n->up & (1u << port)))
+		return tc_ls_receive(n, port, msg, len);
 	n->stats.msgs_rx++;
 	n->stats.bytes_rx += len;
 	if (!tc_port_ok(n, port) || !(n->up & (1u << port)) ||
@@ -1238,7 +1244,7 @@ void tc_tick(struct tc_node *n)
 
 	if (!changed && !rx && n->quiet != n->cfg.quiet_ticks &&
 	    (n->flags & TN_PLACED) == (n->flags & TN_WAS_PLACED))
-		return;
+		goto link_state;
 	n->flags = (n->flags & ~TN_WAS_PLACED) |
 		   ((n->flags & TN_PLACED) ? TN_WAS_PLACED : 0);
 	tc_view(n, &v);
@@ -1247,6 +1253,9 @@ void tc_tick(struct tc_node *n)
 		n->view_sum = sum;
 		n->generation++;
 	}
+link_state:
+	/* after the view's generation: link state reads the view */
+	tc_ls_tick(n);
 }
 
 void tc_view(const struct tc_node *n, struct tc_view *v)
@@ -1352,6 +1361,7 @@ void tc_skip(struct tc_node *n, uint32_t ticks)
 			n->ring_quiet[k] = (uint16_t)
 				(n->ring_quiet[k] + ticks > UINT16_MAX ?
 				 UINT16_MAX : n->ring_quiet[k] + ticks);
+	tc_ls_skip(n, ticks);
 }
 
 uint32_t tc_generation(const struct tc_node *n)

@@ -25,6 +25,7 @@
 #define TC_MAX_AXES	TORUS_MAX_AXES
 #define TC_MAX_PORTS	TORUS_MAX_DIRS
 #define TC_MSG_MAX	600		/* largest message tc_tick() sends */
+#define TC_MSGS_PER_TICK 10		/* per port: discovery, link state */
 #define TC_REASON_LEN	64
 
 enum tc_state {
@@ -57,6 +58,13 @@ enum tc_role {
  * @orient_ticks: block mode: a face whose orientation map has not
  *	arrived this many ticks after it was seen fails (0: 2d+2, d the
  *	block diameter, as in the paper)
+ * @ls_records: link state: records the database holds at most (0:
+ *	TC_LS_RECORDS); a record beyond is refused and counted, see
+ *	tc_ls_faults()
+ * @ls_refresh_ticks: link state: a node re-floods its record this often
+ *	(0: 64 hello periods)
+ * @ls_max_age_ticks: link state: a record not refreshed for this long is
+ *	dropped (0: three refresh periods and dead_ticks)
  */
 struct tc_config {
 	uint64_t id;
@@ -70,6 +78,9 @@ struct tc_config {
 	uint16_t dead_ticks;
 	uint16_t quiet_ticks;
 	uint16_t orient_ticks;
+	uint32_t ls_records;
+	uint16_t ls_refresh_ticks;
+	uint16_t ls_max_age_ticks;
 };
 
 /**
@@ -129,6 +140,15 @@ struct tc_stats {
 	uint64_t oversize;	/* messages not sent: above TC_MSG_MAX */
 	uint64_t refuted;	/* ring extents claimed that we could refute */
 	uint64_t resurveys;	/* ring epochs started here (ring grew) */
+	/* link state: sent apart from the discovery figures above (the
+	 * received ones count in msgs_rx and bytes_rx) */
+	uint64_t ls_msgs_tx;
+	uint64_t ls_bytes_tx;
+	uint64_t ls_bad_rx;	/* malformed: refused whole (-EBADMSG), also
+				 * counted in bad_rx */
+	uint64_t ls_foreign;	/* from a port with no adjacency: ignored */
+	uint64_t ls_overflow;	/* records refused: the database was full */
+	uint64_t ls_expired;	/* records aged out */
 };
 
 struct tc_node;
@@ -140,7 +160,8 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 		 const struct tc_output *out);
 /*
  * Ports start down: the harness reports each port's carrier after init.
- * @send may be called from tc_tick() only.
+ * @send may be called from tc_tick() only, at most TC_MSGS_PER_TICK
+ * times per port and tick.
  */
 /*
  * Resume a placement installed before (torusd restarted while the kernel
@@ -220,5 +241,62 @@ void tc_skip(struct tc_node *n, uint32_t ticks);
  * view still shows the place decided before, and will change.
  */
 bool tc_surveying(const struct tc_node *n);
+
+/* ---- tcore_ls.c: link state ---- */
+
+/*
+ * Every placed node floods a record of its cables that are down (no
+ * carrier, neighbor silent, unplaced, in another frame or miswired):
+ * (its coordinates, a sequence number, a bit per global direction).
+ * Only faults are stored, so the database grows with the faults, not
+ * with the fabric.  From it every node of the frame derives the same
+ * cut cables and dead nodes.
+ */
+#define TC_LS_RECORDS	4096	/* default bound of the database */
+
+/**
+ * struct tc_ls_info - a node's link-state database
+ * @active: placed: the database belongs to the frame below
+ * @incomplete: a record was refused for want of room less than one
+ *	maximum age ago: the fault set may lack faults
+ * @generation: changes whenever the derived fault set may change
+ * @nodes: frame nodes (entries of tc_ls_faults()'s arrays)
+ * @records: records held (tombstones included)
+ * @faults: records with a cable down
+ * @capacity: records the database holds at most
+ * @digest: order-independent hash of the (reporter, mask) pairs with a
+ *	cable down: equal digests, equal fault sets
+ */
+struct tc_ls_info {
+	bool active;
+	bool incomplete;
+	uint32_t generation;
+	uint32_t nodes;
+	uint32_t records;
+	uint32_t faults;
+	uint32_t capacity;
+	uint64_t digest;
+};
+
+void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info);
+uint32_t tc_ls_generation(const struct tc_node *n);
+/*
+ * The fault set, in caller-allocated arrays of info.nodes entries,
+ * indexed by x + dims0 * (y + dims1 * (z ...)) of the view's extents:
+ * @cut has the bit per global direction (TORUS_DIR) of each down cable
+ * set on both of its ends; @dead is 1 for nodes not connected to this
+ * one over the full torus/mesh minus the cut cables.  Returns the dead
+ * count, -EAGAIN if the node is not placed, -ENOSPC (arrays filled) if
+ * the database is incomplete.
+ */
+int tc_ls_faults(const struct tc_node *n, uint8_t *dead, uint16_t *cut);
+/*
+ * The record of the reporter at @coord (frame coordinates): 0 with its
+ * @seq and @mask (0: a tombstone), or -ENOENT.
+ */
+int tc_ls_record(const struct tc_node *n, const uint8_t *coord,
+		 uint16_t *seq, uint16_t *mask);
+/* one record's share of tc_ls_info.digest (a sum over records) */
+uint64_t tc_ls_record_hash(uint32_t node, uint16_t mask);
 
 #endif /* TORUS_TCORE_H */

@@ -11,6 +11,7 @@
 
 #include "tcore.h"
 #include "tcore_wire.h"
+#include "tcore_ls.h"
 
 #define TC_NONE		TORUS_DIR_NONE
 #define TC_QUEUE	32	/* block mode: face records awaiting forwarding */
@@ -148,6 +149,7 @@ struct tc_node {
 	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
 	struct tc_face *face;	/* block: indexed by normal */
 	struct tc_qent *queue;	/* block: TC_QUEUE entries */
+	struct tc_ls ls;	/* link state (tcore_ls.c) */
 	uint8_t mem[];
 };
 

@@ -103,6 +103,7 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 			next = tc_min(next, n->cfg.orient_ticks - age + 1);
 		}
 	}
+	next = tc_min(next, tc_ls_next_deadline(n));
 	return next ? next : 1;
 }
 

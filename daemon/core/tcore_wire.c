@@ -383,6 +383,86 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	return m->has_id && m->has_port ? 0 : -EBADMSG;
 }
 
+bool tw_ls_init(struct tw_buf *b, uint8_t *mem, size_t cap, uint8_t ndims,
+		uint64_t id, uint64_t leader)
+{
+	b->p = mem;
+	b->cap = cap;
+	b->len = 0;
+	b->overflow = cap < TW_LS_HDR;
+	if (b->overflow)
+		return false;
+	mem[0] = TW_LS_MAGIC;
+	mem[1] = TW_LS_VERSION;
+	mem[2] = ndims;
+	mem[3] = 0;
+	put64(mem + 4, id);
+	put64(mem + 12, leader);
+	b->len = TW_LS_HDR;
+	return true;
+}
+
+bool tw_ls_put(struct tw_buf *b, uint8_t ndims, const struct tw_ls_rec *r)
+{
+	uint8_t *v;
+
+	if (b->overflow || b->len + TW_LS_REC(ndims) > b->cap ||
+	    b->p[3] == UINT8_MAX)
+		return false;
+	v = b->p + b->len;
+	memcpy(v, r->coord, ndims);
+	put16(v + ndims, r->seq);
+	put16(v + ndims + 2, r->mask);
+	b->len += TW_LS_REC(ndims);
+	b->p[3]++;
+	return true;
+}
+
+unsigned int tw_ls_count(const struct tw_buf *b)
+{
+	return b->len >= TW_LS_HDR ? b->p[3] : 0;
+}
+
+int tw_ls_decode(const uint8_t *msg, size_t len, uint8_t ndims,
+		 const uint16_t *dims, struct tw_ls_msg *m)
+{
+	const uint8_t *v;
+	size_t need, i;
+	unsigned int k;
+
+	m->nrec = 0;
+	if (!msg || len < TW_LS_HDR || msg[0] != TW_LS_MAGIC ||
+	    msg[1] != TW_LS_VERSION || !ndims || ndims > TC_MAX_AXES ||
+	    msg[2] != ndims || msg[3] > TW_LS_MAX_RECS)
+		return -EBADMSG;
+	need = TW_LS_HDR + msg[3] * TW_LS_REC(ndims);
+	if (len < need)
+		return -EBADMSG;
+	for (i = need; i < len; i++)
+		if (msg[i])
+			return -EBADMSG;	/* only padding may follow */
+	m->id = get64(msg + 4);
+	m->leader = get64(msg + 12);
+	if (!m->id || !m->leader)
+		return -EBADMSG;
+	v = msg + TW_LS_HDR;
+	for (i = 0; i < msg[3]; i++, v += TW_LS_REC(ndims)) {
+		struct tw_ls_rec *r = &m->rec[i];
+
+		memset(r->coord, 0, sizeof(r->coord));
+		memcpy(r->coord, v, ndims);
+		r->seq = get16(v + ndims);
+		r->mask = get16(v + ndims + 2);
+		if (r->mask >> (2 * ndims))
+			return -EBADMSG;
+		for (k = 0; dims && k < ndims; k++)
+			if (r->coord[k] >= dims[k])
+				return -EBADMSG;
+	}
+	m->nrec = msg[3];
+	return 0;
+}
+
 uint32_t tw_id_hash(uint64_t id)
 {
 	id ^= id >> 33;

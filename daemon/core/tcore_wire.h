@@ -116,6 +116,50 @@ void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	      struct tw_msg *m);
 
+/*
+ * Link-state message: its own first byte, so neither decoder mistakes
+ * the other's messages.  Header: u8 magic 'L', u8 version, u8 ndims,
+ * u8 nrec, u64 sender id, u64 sender's leader; then nrec records of
+ * {u8 coord[ndims], u16 seq, u16 mask}.  Zero bytes may follow (Ethernet
+ * padding); anything else makes the message invalid.  A message without
+ * records asks the receiver for its whole database (a new adjacency).
+ */
+#define TW_LS_MAGIC	0x4c	/* 'L' */
+#define TW_LS_VERSION	1
+#define TW_LS_HDR	20
+#define TW_LS_REC(nd)	((size_t)(nd) + 4)
+/* records in the largest message: the most a decoder accepts */
+#define TW_LS_MAX_RECS	((TC_MSG_MAX - TW_LS_HDR) / TW_LS_REC(1))
+
+struct tw_ls_rec {
+	uint8_t coord[TC_MAX_AXES];
+	uint16_t seq;
+	uint16_t mask;		/* bit per global direction: cable down */
+};
+
+struct tw_ls_msg {
+	uint64_t id;
+	uint64_t leader;
+	uint16_t nrec;
+	struct tw_ls_rec rec[TW_LS_MAX_RECS];
+};
+
+/* start a message in @b; false if @cap cannot hold the header */
+bool tw_ls_init(struct tw_buf *b, uint8_t *mem, size_t cap, uint8_t ndims,
+		uint64_t id, uint64_t leader);
+/* append a record; false (and nothing written) when it does not fit */
+bool tw_ls_put(struct tw_buf *b, uint8_t ndims, const struct tw_ls_rec *r);
+/* records in the message being built */
+unsigned int tw_ls_count(const struct tw_buf *b);
+/*
+ * 0, or -EBADMSG: wrong magic, version or ndims (the receiver's), more
+ * than TW_LS_MAX_RECS records, a length that is not the
+ * records', a zero id or leader, a coordinate not below @dims (NULL:
+ * not checked) or a mask bit beyond 2 * ndims directions.
+ */
+int tw_ls_decode(const uint8_t *msg, size_t len, uint8_t ndims,
+		 const uint16_t *dims, struct tw_ls_msg *m);
+
 /* 32-bit mix of a node id, for neighbor-of-neighbor tables */
 uint32_t tw_id_hash(uint64_t id);
 

@@ -16,7 +16,15 @@
 #           fraction of runs whose orientation succeeded beside the
 #           paper's lower bound (Eq. 6-7) for that machine.
 # 3. faults-bgl: the same at full size, BENCH_FAULT_FULL_RUNS seeds, beside
-#           Eq. 6-7 and Eq. 8.
+#           Eq. 6-7 and Eq. 8 (--no-ls: link-state databases for 30%
+#           faults at 65,536 nodes would not fit in memory).
+# 4. link state: the bgl machine with 3% dead nodes, and with 3% cut
+#           cables, BENCH_LS_RUNS seeds each (--ls-events): rounds and
+#           bytes per node until every node derives the truth's fault
+#           set, then a node killed and revived, a cable cut and
+#           restored; agreement over BENCH_LS_SMALL_RUNS seeds at
+#           8x8x8 and 16x16x16 (3% dead, 1% cut).  About 10 GB of memory
+#           and tens of minutes per full-size seed.
 #
 # 4. routes: torus-sim --routes free on 32x32x64 tori with 3% dead nodes
 #           (1966), one core: the lamb set plus one node's full route
@@ -25,13 +33,14 @@
 #           seeds (README "Fault-tolerant routes" has the 100-seed run).
 #
 # Writes build/bench/sim.json ({"bgl": ..., "faults_small": ...,
-# "faults_bgl": ..., "routes_bgl": ..., "routes_paper": ..., "goals": ...};
+# "faults_bgl": ..., "routes_bgl": ..., "routes_paper": ..., "ls_bgl_dead":
+# ..., "ls_bgl_cut": ..., "ls_8": ..., "ls_16": ..., "goals": ...};
 # each run's object is torus-sim -j's).
 # Exit status: 0 when every run produced numbers; 1 otherwise.  Missing a
 # goal is reported but fails only with BENCH_STRICT=1.
 #
 # Environment: TORUS_SIM, BENCH_FAULT_RUNS (5), BENCH_FAULT_FULL_RUNS (1),
-# BENCH_ROUTE_RUNS (10),
+# BENCH_ROUTE_RUNS (10), BENCH_LS_RUNS (2), BENCH_LS_SMALL_RUNS (100),
 # BENCH_ROUND_SLACK (10), BENCH_SIM_OUT (build/bench/sim.json),
 # BENCH_STRICT (0).
 set -uo pipefail
@@ -43,6 +52,8 @@ OUT=${BENCH_SIM_OUT:-$REPO/build/bench/sim.json}
 FAULT_RUNS=${BENCH_FAULT_RUNS:-5}
 FULL_RUNS=${BENCH_FAULT_FULL_RUNS:-1}
 SLACK=${BENCH_ROUND_SLACK:-10}
+LS_RUNS=${BENCH_LS_RUNS:-2}
+LS_SMALL_RUNS=${BENCH_LS_SMALL_RUNS:-100}
 STRICT=${BENCH_STRICT:-0}
 ROUTE_RUNS=${BENCH_ROUTE_RUNS:-10}
 
@@ -84,7 +95,7 @@ fault=(--node-fail 0.15 --link-fail 0.15 --miswire blocks --seed 1)
 sim faults_small --dims 16x16x16 --block 8x8x8 --runs "$FAULT_RUNS" \
 	"${fault[@]}"
 sim faults_bgl --dims 32x32x64 --block 8x8x8 --runs "$FULL_RUNS" \
-	"${fault[@]}"
+	"${fault[@]}" --no-ls
 for f in faults_small faults_bgl; do
 	jq -r '
   "   \(.dims) of \(.block), q 0.15 r 0.85, \(.runs) runs: orientation succeeded in \(.orientation_success * .runs | round) (\(.orientation_success))",
@@ -104,13 +115,33 @@ jq -r '"   \(.mode) \(.dims | map(tostring) | join("x")), \(.dead_count) dead, \
   "     lamb set \(.lamb_ms_mean) ms/run, one route table \(.table_ms_mean) ms/run"' \
 	"$tmp/routes_bgl.json" "$tmp/routes_paper.json"
 
+bglm=(--dims 32x32x64 --block 8x8x8 --miswire blocks --ls-events)
+sim ls_bgl_dead "${bglm[@]}" --node-fail 0.03 --runs "$LS_RUNS"
+sim ls_bgl_cut "${bglm[@]}" --link-fail 0.03 --runs "$LS_RUNS"
+sim ls_8 --dims 8x8x8 --node-fail 0.03 --link-fail 0.01 \
+	--runs "$LS_SMALL_RUNS"
+sim ls_16 --dims 16x16x16 --node-fail 0.03 --link-fail 0.01 \
+	--runs "$LS_SMALL_RUNS"
+for f in ls_bgl_dead ls_bgl_cut ls_8 ls_16; do
+	jq -r '
+  "   \(.dims) q \(.node_fail) cut \(.link_fail), \(.runs) runs: link state agreed in \(.ls_runs_measured) measured: \(.ls_agree)",
+  "     rounds after placed max \(.ls_rounds) mean \(.ls_rounds_mean) (diameter \(.diameter)); bytes/node mean \(.ls_bytes_per_node_mean) max \(.ls_bytes_per_node_max); msgs/node \(.ls_msgs_per_node)",
+  "     records: truth \(.ls_reporters_max), largest database \(.ls_records_max) of \(.ls_capacity), overflow \(.ls_overflow); memory/node \(.state_bytes_per_node) B core",
+  (.ls_events | to_entries[] | "     \(.key): rounds max \(.value.rounds_max) mean \(.value.rounds_mean), bytes/node mean \(.value.bytes_per_node_mean)")' \
+		"$tmp/$f.json"
+done
+
 jq -n --slurpfile b "$tmp/bgl.json" --slurpfile s "$tmp/faults_small.json" \
 	--slurpfile f "$tmp/faults_bgl.json" --argjson slack "$SLACK" \
 	--slurpfile rb "$tmp/routes_bgl.json" \
-	--slurpfile rp "$tmp/routes_paper.json" '
+	--slurpfile rp "$tmp/routes_paper.json" \
+	--slurpfile ld "$tmp/ls_bgl_dead.json" \
+	--slurpfile lc "$tmp/ls_bgl_cut.json" \
+	--slurpfile l8 "$tmp/ls_8.json" --slurpfile l16 "$tmp/ls_16.json" '
 	($b[0]) as $bgl | {
 	bgl: $bgl, faults_small: $s[0], faults_bgl: $f[0],
 	routes_bgl: $rb[0], routes_paper: $rp[0],
+	ls_bgl_dead: $ld[0], ls_bgl_cut: $lc[0], ls_8: $l8[0], ls_16: $l16[0],
 	goals: {
 		route_compute_ms: ($rb[0].lamb_ms_mean + $rb[0].table_ms_mean),
 		route_compute_ok: ($rb[0].lamb_ms_mean +
@@ -123,7 +154,11 @@ jq -n --slurpfile b "$tmp/bgl.json" --slurpfile s "$tmp/faults_small.json" \
 		node_steps_per_s_ok: ($bgl.node_steps_per_s >= 1000000),
 		memory_ok: ($bgl.state_bytes_per_node < 1024),
 		correct_ok: ($bgl.converged and $bgl.consistent and
-			     $bgl.unplaced == 0)
+			     $bgl.unplaced == 0),
+		ls_agree_ok: ($ld[0].ls_agree and $lc[0].ls_agree and
+			      $l8[0].ls_agree and $l16[0].ls_agree),
+		ls_memory_ok: ($ld[0].nodes * $ld[0].state_bytes_per_node
+			       <= 10000000000)
 	}}' >"$OUT" || die "could not write $OUT"
 
 echo "== goals"

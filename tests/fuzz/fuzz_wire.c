@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * fuzz_wire.c - the core's control message decoder (tw_decode in
- * daemon/core/tcore_wire.c).
+ * fuzz_wire.c - the core's control message decoders (tw_decode and
+ * tw_ls_decode in daemon/core/tcore_wire.c).
  *
  * Input: u8 receiver's ndims (1 + b mod TC_MAX_AXES), then the message.
  * Beyond the sanitizers: a message that decodes is encoded again with
@@ -88,6 +88,26 @@ static void wire_same(const struct tw_msg *a, const struct tw_msg *b,
 	}
 }
 
+/* a link-state message that decodes says the same once encoded again */
+static void wire_ls(const uint8_t *msg, size_t len, uint8_t ndims)
+{
+	static struct tw_ls_msg m, again;
+	static uint8_t out[TC_MSG_MAX];
+	struct tw_buf b;
+	unsigned int i;
+
+	if (tw_ls_decode(msg, len, ndims, NULL, &m))
+		return;
+	FZ_ASSERT(m.id && m.leader && m.nrec <= TW_LS_MAX_RECS);
+	tw_ls_init(&b, out, sizeof(out), ndims, m.id, m.leader);
+	for (i = 0; i < m.nrec; i++)
+		FZ_ASSERT(tw_ls_put(&b, ndims, &m.rec[i]));
+	FZ_ASSERT(tw_ls_decode(out, b.len, ndims, NULL, &again) == 0);
+	FZ_ASSERT(again.id == m.id && again.leader == m.leader &&
+		  again.nrec == m.nrec);
+	FZ_ASSERT(!memcmp(again.rec, m.rec, m.nrec * sizeof(m.rec[0])));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -114,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FZ_ASSERT(tw_decode(out, b.len, ndims, &again) == 0);
 		wire_same(&m, &again, ndims);
 	}
+	wire_ls(msg, f.n, ndims);
 	free(msg);
 	return 0;
 }

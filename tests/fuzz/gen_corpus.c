@@ -68,7 +68,7 @@ void seed_save(const char *dir, const char *harness, const char *name,
 /* ---- the core: small tori discovering themselves ---- */
 
 #define FAB_MAX_NODES	27
-#define FAB_MAX_MSGS	(FAB_MAX_NODES * TC_MAX_PORTS * 2)
+#define FAB_MAX_MSGS	(FAB_MAX_NODES * TC_MAX_PORTS * TC_MSGS_PER_TICK)
 #define FAB_HELLO	4
 #define FAB_DEAD	13
 #define FAB_QUIET	12
@@ -301,6 +301,26 @@ static void gen_wire_all(const char *dir)
 	tw_put_orient(&b, 3, &fail);
 	s.len = 1 + b.len;
 	seed_save(dir, "wire", "all-tlvs", &s);
+}
+
+/* a link-state message: two records, one a tombstone */
+static void gen_wire_ls(const char *dir)
+{
+	struct tw_ls_rec r = { .coord = { 3, 1, 7 }, .seq = 9,
+			       .mask = 1u << TORUS_DIR(2, 1) };
+	struct seed s = { .len = 0 };
+	struct tw_buf b;
+
+	seed_u8(&s, 2);		/* ndims 3 */
+	tw_ls_init(&b, s.buf + 1, sizeof(s.buf) - 1, 3, 0x1122334455667788ULL,
+		   42);
+	tw_ls_put(&b, 3, &r);
+	r.coord[0] = 0;
+	r.seq = 65535;
+	r.mask = 0;
+	tw_ls_put(&b, 3, &r);
+	s.len = 1 + b.len;
+	seed_save(dir, "wire", "ls-records", &s);
 }
 
 /* ---- netlink replies, as torus.ko fills them ---- */
@@ -554,6 +574,7 @@ int main(int argc, char **argv)
 	}
 	gen_core(argv[1]);
 	gen_wire_all(argv[1]);
+	gen_wire_ls(argv[1]);
 	gen_netlink(argv[1]);
 	gen_kframe(argv[1]);
 	return 0;

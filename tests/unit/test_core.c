@@ -208,8 +208,10 @@ static void fab_setup(struct fab *f, uint16_t quiet)
 			    (f->dead_carrier || !f->dead[f->peer[u][p]]))
 				tc_port_state(f->node[u], (uint8_t)p, true);
 	}
-	f->q[0] = calloc(f->nn * 2 * f->ndims + 1, sizeof(struct msg));
-	f->q[1] = calloc(f->nn * 2 * f->ndims + 1, sizeof(struct msg));
+	f->q[0] = calloc(f->nn * 2 * f->ndims * TC_MSGS_PER_TICK + 1,
+			 sizeof(struct msg));
+	f->q[1] = calloc(f->nn * 2 * f->ndims * TC_MSGS_PER_TICK + 1,
+			 sizeof(struct msg));
 }
 
 static void fab_round(struct fab *f)
@@ -1151,7 +1153,9 @@ UNIT_TEST(core_dead_timer_65535)
 
 UNIT_TEST(core_memory_per_node)
 {
-	struct tc_config flat = { .id = 1, .ndims = 3, .ports = 0x3f };
+	/* the link-state database is sized by ls_records, apart */
+	struct tc_config flat = { .id = 1, .ndims = 3, .ports = 0x3f,
+				  .ls_records = 1 };
 	struct tc_config blk = flat;
 
 	blk.block_mode = true;

@@ -113,6 +113,7 @@ struct engine {
 	uint8_t *listed;		/* in this round's check list */
 	struct frames fr;
 	int64_t grown_at;
+	uint32_t ls_records;		/* the cores' link-state bound */
 };
 
 #define NODE(e, u)	((struct tc_node *)((e)->nodes + (size_t)(u) * (e)->nsize))
@@ -1051,6 +1052,7 @@ static void start_core(struct engine *e, uint32_t u, bool resume,
 	unsigned int l;
 
 	sim_node_config(w, u, &cfg);
+	cfg.ls_records = e->ls_records;
 	e->cur = u;
 	if (tc_node_init(tn, &cfg, out)) {
 		fprintf(stderr, "torus-sim: tc_node_init rejected node %u\n", u);
@@ -1153,6 +1155,81 @@ static void apply(struct engine *e, const struct sim_event *ev,
 	}
 }
 
+/* ---- link state (linkstate.c): the engine's side ---- */
+
+/*
+ * The link-state bound when none is given: the live nodes next to a
+ * dead node or a cut cable (the reporters the faults make; a mesh's
+ * surface counts too), plus room for unplaced blocks and later events.
+ */
+static uint32_t ls_records_auto(const struct sim_world *w)
+{
+	uint32_t u, l, est = 0;
+
+	for (u = 0; u < w->nnodes; u++) {
+		if (!w->alive[u])
+			continue;
+		for (l = 0; l < w->nports; l++) {
+			uint32_t p = w->peer[(size_t)u * w->nports + l];
+
+			if (p == SIM_NO_PEER || !w->alive[p >> 4]) {
+				est++;
+				break;
+			}
+		}
+	}
+	est += est / 8 + w->nnodes / 64 + 64;
+	/* all databases together within SIM_LS_BUDGET: a run with heavy
+	 * faults gets a counted overflow, not an out-of-memory */
+	if ((double)est * w->nnodes > SIM_LS_BUDGET / 11.25)
+		est = (uint32_t)(SIM_LS_BUDGET / 11.25 / w->nnodes);
+	return est ? est : 1;
+}
+
+static struct tc_node *ls_node(void *ctx, uint32_t u)
+{
+	struct engine *e = ctx;
+
+	return e->run[u] == NODE_CORE ? NODE(e, u) : NULL;
+}
+
+/* what linkstate.c asks for between two phases */
+static void ls_act(struct engine *e, const struct sim_ls_action *a,
+		   const struct tc_output *out)
+{
+	struct sim_event ev = { .tick = e->t, .u = a->u, .lu = a->lu,
+				.v = a->v, .lv = a->lv };
+	unsigned int l;
+
+	switch (a->kind) {
+	case SIM_LS_ACT_KILL:
+		/* powered off: its neighbours lose carrier */
+		e->powered[a->u] = 0;
+		e->run[a->u] = NODE_OFF;
+		for (l = 0; l < e->w->nports; l++) {
+			uint32_t p = e->peer[(size_t)a->u * e->w->nports + l];
+
+			if (p == SIM_NO_PEER || e->run[p >> 4] != NODE_CORE)
+				continue;
+			wake(e, p >> 4);
+			tc_port_state(NODE(e, p >> 4), p & 15, false);
+		}
+		return;
+	case SIM_LS_ACT_REVIVE:
+		ev.kind = SIM_EV_START;
+		break;
+	case SIM_LS_ACT_CUT:
+		ev.kind = SIM_EV_CUT;
+		break;
+	case SIM_LS_ACT_PLUG:
+		ev.kind = SIM_EV_PLUG;
+		break;
+	default:
+		return;
+	}
+	apply(e, &ev, out);
+}
+
 /* the fabric grows: its extents now, and the old ones for a while */
 static void grow(struct engine *e, uint32_t settle)
 {
@@ -1210,6 +1287,9 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->rng = sim_stream(w->seed, SIM_STREAM_NET);
 	memcpy(e->dims, s->dims0, sizeof(e->dims));
 	sim_node_config(w, 0, &cfg);
+	e->ls_records = o->no_ls ? 1 : o->ls_records ? o->ls_records :
+			ls_records_auto(w);
+	cfg.ls_records = e->ls_records;
 	r->state_bytes = tc_node_size(&cfg);
 	e->nsize = (r->state_bytes + 15) & ~(size_t)15;
 	e->nodes = aligned_alloc(64, ((e->nsize * n) + 63) & ~(size_t)63);
@@ -1267,6 +1347,10 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 	uint8_t *state = NULL;
 	double t0 = now(), t1;
 	size_t qcap = 0;
+	struct sim_ls_net lsnet = { .w = w, .node = ls_node, .ctx = &e };
+	struct sim_ls_action lsa;
+	struct sim_ls_state ls;
+	uint32_t ls_cap;
 	int err = 0;
 	unsigned int i;
 
@@ -1285,7 +1369,12 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 	out.ctx = &e;
 	out.send = eng_send;
 
+	memset(&ls, 0, sizeof(ls));
 	err = engine_init(&e, w, s, r);
+	if (!err && sim_ls_init(&ls, w, o->ls_events, w->seed))
+		err = -ENOMEM;
+	lsnet.peer = e.peer;
+	lsnet.wrongp = e.wrongp;
 	gen = calloc(n, sizeof(*gen));
 	last_change = calloc(n, sizeof(*last_change));
 	last_offset = calloc(n, sizeof(*last_offset));
@@ -1310,6 +1399,9 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 	cap = o->max_rounds ? o->max_rounds : s->last_event + base;
 	stall = o->quiet_ticks + 2 * w->block_diameter + 4 +
 		(o->orient_ticks > o->quiet_ticks ? o->orient_ticks : 0);
+	/* rounds a link-state phase may take to agree */
+	ls_cap = 8 * w->diameter + 6 * o->quiet_ticks + 200 +
+		 e.ls_records / 32;
 	r->stop = "round cap";
 	t1 = now();
 	for (t = 0; t <= cap; t++) {
@@ -1462,7 +1554,13 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		}
 		pending = t < s->last_event || grow_pending || grow_at > t ||
 			  (e.grown_at >= 0 && gi < s->ngev);
-		if (pending)
+		sim_ls_round(&ls, &lsnet, t,
+			     !o->no_ls && !pending && nfinal == nrun, ls_cap,
+			     &lsa);
+		ls_act(&e, &lsa, &out);
+		if (!sim_ls_done(&ls) && t == cap)
+			cap++;	/* its phases have their own cap */
+		if (pending || !sim_ls_done(&ls))
 			continue;
 		if (nfinal == r->live && nrun == r->live && quiet >= settle) {
 			r->stop = "settled";
@@ -1474,6 +1572,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		}
 	}
 	r->rounds_run = t > cap ? cap : t;
+	r->ls = ls.res;
 	if (e.epoch && e.grace_until)
 		recheck_all(&e, list, r);
 	r->loop_s = now() - t1;
@@ -1551,6 +1650,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 	if (err)
 		fprintf(stderr, "torus-sim: out of memory for the check\n");
 out:
+	sim_ls_free(&ls);
 	engine_free(&e);
 	free(gen);
 	free(last_change);

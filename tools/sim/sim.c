@@ -71,6 +71,14 @@ static void usage(FILE *f)
 "                         sleeps until its next deadline: tc_skip())\n"
 "  --truth-swap N         test knob: the checks take N pairs of nodes for\n"
 "                         each other (proves they can fail)\n"
+"\n"
+"Link state (measured once discovery placed everybody):\n"
+"  --ls-events            then kill and revive a node, cut and restore a\n"
+"                         cable, each once link state agreed again\n"
+"  --ls-records N         the core's link-state bound (default: the\n"
+"                         reporters the faults make, plus room)\n"
+"  --no-ls                no measurement, a bound of one record (heavy\n"
+"                         faults at full size would not fit in memory)\n"
 "  -j, --json             print one JSON object\n"
 "  -v, --verbose          progress on stderr (twice: every round)\n"
 "  -h, --help             this text\n"
@@ -172,7 +180,7 @@ enum {
 	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD, OPT_SPREAD, OPT_ORDER,
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
 	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
-	OPT_NO_SLEEP,
+	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS,
 };
 
 static const struct option longopts[] = {
@@ -203,6 +211,9 @@ static const struct option longopts[] = {
 	{ "mtu",	  required_argument, NULL, OPT_MTU },
 	{ "truth-swap",	  required_argument, NULL, OPT_TRUTH_SWAP },
 	{ "no-sleep",	  no_argument,	     NULL, OPT_NO_SLEEP },
+	{ "ls-events",	  no_argument,	     NULL, OPT_LS_EVENTS },
+	{ "ls-records",	  required_argument, NULL, OPT_LS_RECORDS },
+	{ "no-ls",	  no_argument,	     NULL, OPT_NO_LS },
 	{ "json",	  no_argument,	     NULL, 'j' },
 	{ "verbose",	  no_argument,	     NULL, 'v' },
 	{ "help",	  no_argument,	     NULL, 'h' },
@@ -378,6 +389,16 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 			o->liar_kind = kind;
 			o->timed = true;
 			break;
+		case OPT_LS_EVENTS:
+			o->ls_events = true;
+			break;
+		case OPT_NO_LS:
+			o->no_ls = true;
+			break;
+		case OPT_LS_RECORDS:
+			o->ls_records = parse_uint("--ls-records", optarg, 1,
+						   1u << 24);
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -394,6 +415,8 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
+	if (o->no_ls && (o->ls_events || o->ls_records))
+		die_usage("--no-ls excludes --ls-events and --ls-records");
 
 	for (a = 0; a < o->ndims; a++)
 		n *= o->dims[a];
@@ -678,6 +701,52 @@ static void json_reasons(struct json_writer *jw, const struct sim_result *r)
 	jsonw_end_object(jw);
 }
 
+/* rounds to agree, null when the phase did not run or timed out */
+static void json_ls_rounds(struct json_writer *jw, const char *name,
+			   int64_t rounds)
+{
+	jsonw_name(jw, name);
+	if (rounds < 0)
+		jsonw_null(jw);
+	else
+		jsonw_s64(jw, rounds);
+}
+
+static void json_ls_run(struct json_writer *jw, const struct sim_ls_result *l)
+{
+	unsigned int i;
+
+	json_bool(jw, "ls_measured", l->measured);
+	json_bool(jw, "ls_agree", l->measured && l->agree);
+	json_bool(jw, "ls_exact", l->measured && l->exact);
+	json_ls_rounds(jw, "ls_rounds", l->rounds[SIM_LS_INITIAL]);
+	json_uint(jw, "ls_started_at", l->started_at);
+	json_float(jw, "ls_bytes_per_node_mean", "%.1f",
+		   l->bytes_mean[SIM_LS_INITIAL]);
+	json_float(jw, "ls_bytes_per_node_max", "%.0f",
+		   l->bytes_max[SIM_LS_INITIAL]);
+	json_float(jw, "ls_msgs_per_node", "%.2f", l->msgs_mean);
+	json_uint(jw, "ls_reporters", l->reporters);
+	json_uint(jw, "ls_records_max", l->records_max);
+	json_uint(jw, "ls_capacity", l->capacity);
+	json_uint(jw, "ls_overflow", l->overflow);
+	json_uint(jw, "ls_disagree", l->disagree);
+	jsonw_name(jw, "ls_events");
+	jsonw_start_object(jw);
+	for (i = SIM_LS_KILL; i < SIM_LS_PHASES; i++) {
+		if (l->rounds[i] == SIM_LS_NOT_RUN)
+			continue;
+		jsonw_name(jw, sim_ls_phase_name(i));
+		jsonw_start_object(jw);
+		json_ls_rounds(jw, "rounds", l->rounds[i]);
+		json_float(jw, "bytes_per_node_mean", "%.1f",
+			   l->bytes_mean[i]);
+		json_float(jw, "bytes_per_node_max", "%.0f", l->bytes_max[i]);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_object(jw);
+}
+
 static void json_run(struct json_writer *jw, const struct sim_result *r,
 		     const struct run_info *ri)
 {
@@ -745,7 +814,125 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 	json_float(jw, "wall_s", "%.3f", r->wall_s);
 	json_float(jw, "node_steps_per_s", "%.0f",
 		   r->loop_s > 0 ? r->node_steps / r->loop_s : 0.0);
+	json_ls_run(jw, &r->ls);
 	jsonw_end_object(jw);
+}
+
+/* link state over the runs */
+struct ls_total {
+	unsigned int measured, ok;	/* runs measured; ... all exact */
+	int64_t rounds_max[SIM_LS_PHASES];	/* -1: a run timed out */
+	double rounds_sum[SIM_LS_PHASES];
+	unsigned int nrounds[SIM_LS_PHASES];
+	double bytes_sum[SIM_LS_PHASES], bytes_max[SIM_LS_PHASES];
+	double msgs_sum;
+	uint32_t reporters_max, records_max, capacity;
+	uint64_t overflow;
+};
+
+static void ls_add(struct ls_total *t, const struct sim_ls_result *l)
+{
+	unsigned int i;
+
+	if (!l->measured)
+		return;
+	t->measured++;
+	t->ok += l->agree && l->exact;
+	for (i = 0; i < SIM_LS_PHASES; i++) {
+		if (l->rounds[i] == SIM_LS_NOT_RUN)
+			continue;
+		if (l->rounds[i] < 0 || t->rounds_max[i] < 0) {
+			t->rounds_max[i] = -1;
+			continue;
+		}
+		if (l->rounds[i] > t->rounds_max[i])
+			t->rounds_max[i] = l->rounds[i];
+		t->rounds_sum[i] += (double)l->rounds[i];
+		t->nrounds[i]++;
+		t->bytes_sum[i] += l->bytes_mean[i];
+		if (l->bytes_max[i] > t->bytes_max[i])
+			t->bytes_max[i] = l->bytes_max[i];
+	}
+	t->msgs_sum += l->msgs_mean;
+	if (l->reporters > t->reporters_max)
+		t->reporters_max = l->reporters;
+	if (l->records_max > t->records_max)
+		t->records_max = l->records_max;
+	t->capacity = l->capacity;
+	t->overflow += l->overflow;
+}
+
+static double ls_mean(const struct ls_total *t, const double *sum,
+		      unsigned int i)
+{
+	return t->nrounds[i] ? sum[i] / t->nrounds[i] : 0.0;
+}
+
+static void json_ls_total(struct json_writer *jw, const struct ls_total *t)
+{
+	unsigned int i;
+
+	json_uint(jw, "ls_runs_measured", t->measured);
+	json_bool(jw, "ls_agree", t->measured && t->ok == t->measured);
+	json_ls_rounds(jw, "ls_rounds", t->nrounds[SIM_LS_INITIAL] ?
+		       t->rounds_max[SIM_LS_INITIAL] : -1);
+	json_float(jw, "ls_rounds_mean", "%.2f",
+		   ls_mean(t, t->rounds_sum, SIM_LS_INITIAL));
+	json_float(jw, "ls_bytes_per_node_mean", "%.1f",
+		   ls_mean(t, t->bytes_sum, SIM_LS_INITIAL));
+	json_float(jw, "ls_bytes_per_node_max", "%.0f",
+		   t->bytes_max[SIM_LS_INITIAL]);
+	json_float(jw, "ls_msgs_per_node", "%.2f",
+		   t->measured ? t->msgs_sum / t->measured : 0.0);
+	json_uint(jw, "ls_reporters_max", t->reporters_max);
+	json_uint(jw, "ls_records_max", t->records_max);
+	json_uint(jw, "ls_capacity", t->capacity);
+	json_uint(jw, "ls_overflow", t->overflow);
+	jsonw_name(jw, "ls_events");
+	jsonw_start_object(jw);
+	for (i = SIM_LS_KILL; i < SIM_LS_PHASES; i++) {
+		if (!t->nrounds[i] && t->rounds_max[i] >= 0)
+			continue;
+		jsonw_name(jw, sim_ls_phase_name(i));
+		jsonw_start_object(jw);
+		json_ls_rounds(jw, "rounds_max", t->rounds_max[i] < 0 ? -1 :
+			       t->rounds_max[i]);
+		json_float(jw, "rounds_mean", "%.2f",
+			   ls_mean(t, t->rounds_sum, i));
+		json_float(jw, "bytes_per_node_mean", "%.1f",
+			   ls_mean(t, t->bytes_sum, i));
+		json_float(jw, "bytes_per_node_max", "%.0f", t->bytes_max[i]);
+		jsonw_end_object(jw);
+	}
+	jsonw_end_object(jw);
+}
+
+static void print_ls_total(const struct ls_total *t, unsigned int runs)
+{
+	unsigned int i;
+
+	printf("link state       agree %u of %u runs measured (of %u); "
+	       "rounds after placed max %lld mean %.2f\n", t->ok,
+	       t->measured, runs,
+	       (long long)(t->nrounds[SIM_LS_INITIAL] ?
+			   t->rounds_max[SIM_LS_INITIAL] : -1),
+	       ls_mean(t, t->rounds_sum, SIM_LS_INITIAL));
+	printf("  per node       bytes mean %.1f max %.0f, messages %.2f; "
+	       "records max %u (truth %u) of %u, overflow %llu\n",
+	       ls_mean(t, t->bytes_sum, SIM_LS_INITIAL),
+	       t->bytes_max[SIM_LS_INITIAL],
+	       t->measured ? t->msgs_sum / t->measured : 0.0,
+	       t->records_max, t->reporters_max, t->capacity,
+	       (unsigned long long)t->overflow);
+	for (i = SIM_LS_KILL; i < SIM_LS_PHASES; i++) {
+		if (!t->nrounds[i] && t->rounds_max[i] >= 0)
+			continue;
+		printf("  %-14s rounds max %lld mean %.2f, bytes/node mean "
+		       "%.1f max %.0f\n", sim_ls_phase_name(i),
+		       (long long)t->rounds_max[i],
+		       ls_mean(t, t->rounds_sum, i),
+		       ls_mean(t, t->bytes_sum, i), t->bytes_max[i]);
+	}
 }
 
 int main(int argc, char **argv)
@@ -763,6 +950,7 @@ int main(int argc, char **argv)
 	int64_t rtp = 0;
 	bool all_ok;
 	size_t harness = 0;
+	struct ls_total lt;
 
 	if (sim_routes_requested(argc, argv)) /* routes.c */
 		return sim_routes_main(argc, argv);
@@ -774,6 +962,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(&tot, 0, sizeof(tot));
+	memset(&lt, 0, sizeof(lt));
 	for (i = 0; i < o.runs; i++) {
 		struct sim_result *r = &res[i];
 
@@ -849,8 +1038,10 @@ int main(int argc, char **argv)
 		conv_runs += r->converged;
 		cons_runs += r->consistent;
 		merge_reasons(&tot, r);
+		ls_add(&lt, &r->ls);
 	}
-	all_ok = conv_runs == o.runs && cons_runs == o.runs && !wrong_runs;
+	all_ok = conv_runs == o.runs && cons_runs == o.runs && !wrong_runs &&
+		 lt.ok == lt.measured;
 	sim_bound(&o, ri[0].nfaces, &b);
 	shape_str(shape, sizeof(shape), o.ndims, o.dims);
 	shape_str(bshape, sizeof(bshape), o.ndims, o.block);
@@ -973,6 +1164,7 @@ int main(int argc, char **argv)
 			json_float(jw, "lower_bound_eq8_fail", "%.6g",
 				   b.eq8_fail);
 		}
+		json_ls_total(jw, &lt);
 		jsonw_name(jw, "per_run");
 		jsonw_start_array(jw);
 		for (i = 0; i < o.runs; i++)
@@ -1067,6 +1259,7 @@ int main(int argc, char **argv)
 			printf("queue drops      %llu face records not forwarded "
 			       "(the core's queue was full)\n",
 			       (unsigned long long)tot.queue_drops);
+		print_ls_total(&lt, o.runs);
 		if (tot.oversize)
 			printf("warning: %u messages above TC_MSG_MAX (%d) or "
 			       "not sent for it\n", tot.oversize, TC_MSG_MAX);

@@ -73,6 +73,10 @@ struct sim_opts {
 	enum sim_liar_kind liar_kind;
 	uint16_t mtu;			/* 0: messages of any length pass */
 	uint32_t truth_swaps;		/* test knob: a false truth */
+	bool ls_events;			/* kill/revive a node, cut/plug a
+					 * cable once link state agreed */
+	uint32_t ls_records;		/* the core's ls_records, 0: auto */
+	bool no_ls;			/* no measurement, one record */
 	bool json;
 	int verbose;
 };
@@ -106,6 +110,35 @@ struct sim_world {
 	 * port has no cable or its cable is cut (the peer may be dead) */
 	uint32_t *peer;
 	uint8_t *cut;			/* per node and label: cable cut */
+};
+
+/* link state (linkstate.c): one run's figures */
+enum sim_ls_phase {
+	SIM_LS_INITIAL,			/* after discovery */
+	SIM_LS_KILL,			/* a node powered off */
+	SIM_LS_REVIVE,			/* ... and on again */
+	SIM_LS_CUT,			/* a cable cut */
+	SIM_LS_RESTORE,			/* ... and plugged back */
+	SIM_LS_PHASES,
+};
+
+#define SIM_LS_NOT_RUN	(-2)
+#define SIM_LS_TIMEOUT	(-1)
+
+struct sim_ls_result {
+	bool measured;			/* discovery placed everybody */
+	bool agree;			/* every phase run agreed with truth */
+	bool exact;			/* ... and tc_ls_faults() matched it */
+	uint32_t started_at;		/* tick discovery was final */
+	int64_t rounds[SIM_LS_PHASES];	/* to agree; SIM_LS_NOT_RUN/TIMEOUT */
+	double bytes_mean[SIM_LS_PHASES];	/* LS bytes sent per node */
+	double bytes_max[SIM_LS_PHASES];
+	double msgs_mean;		/* LS messages per node, initial */
+	uint32_t reporters;		/* truth's records, initial */
+	uint32_t records_max;		/* largest database, initial */
+	uint32_t capacity;		/* records a database holds */
+	uint64_t overflow;		/* records refused, summed */
+	uint32_t disagree;		/* nodes off the truth at a timeout */
 };
 
 struct sim_reason {
@@ -164,6 +197,7 @@ struct sim_result {
 	size_t state_bytes;		/* tc_node_size() */
 	size_t harness_bytes;		/* simulator's own, per node */
 	size_t queue_peak;		/* bytes in one round's queue, peak */
+	struct sim_ls_result ls;
 	uint64_t node_steps;
 	double loop_s, wall_s;
 };
@@ -249,6 +283,66 @@ void sim_liar_receive(struct sim_liar *l, uint8_t ndims, uint8_t port,
 /* one tick: send on every port of @up through @out */
 void sim_liar_tick(struct sim_liar *l, const struct sim_opts *o,
 		   uint16_t up, const struct tc_output *out);
+
+/* linkstate.c: link-state convergence against the truth */
+#define SIM_LS_BUDGET	10e9	/* bytes of link-state databases, all nodes */
+struct sim_ls_net {			/* what it reads of the engine */
+	const struct sim_world *w;
+	const uint32_t *peer;		/* wiring now */
+	const uint8_t *wrongp;
+	struct tc_node *(*node)(void *ctx, uint32_t u);	/* NULL: no core */
+	void *ctx;
+};
+
+struct sim_ls_truth {
+	uint64_t leader;		/* the main frame's */
+	struct tc_view frame;		/* one of its nodes' view */
+	uint32_t placed;		/* running nodes placed in it */
+	uint32_t reporters;		/* records with a cable down */
+	uint64_t digest;		/* as tc_ls_info.digest */
+};
+
+enum sim_ls_act_kind {
+	SIM_LS_ACT_NONE, SIM_LS_ACT_KILL, SIM_LS_ACT_REVIVE, SIM_LS_ACT_CUT,
+	SIM_LS_ACT_PLUG,
+};
+
+struct sim_ls_action {
+	uint8_t kind;
+	uint8_t lu, lv;
+	uint32_t u, v;
+};
+
+struct sim_ls_state {
+	bool events, started, measuring;
+	unsigned int phase;
+	uint32_t t0;
+	uint32_t victim;
+	struct sim_ls_action cable;
+	uint64_t rng;
+	uint64_t *base;			/* per node: LS bytes at phase start */
+	struct sim_ls_result res;
+};
+
+int sim_ls_truth(const struct sim_ls_net *net, struct sim_ls_truth *t);
+uint32_t sim_ls_disagree(const struct sim_ls_net *net,
+			 const struct sim_ls_truth *t);
+uint32_t sim_ls_exact(const struct sim_ls_net *net,
+		      const struct sim_ls_truth *t, uint32_t samples,
+		      uint64_t *rng);
+int sim_ls_init(struct sim_ls_state *st, const struct sim_world *w,
+		bool events, uint64_t seed);
+void sim_ls_free(struct sim_ls_state *st);
+bool sim_ls_done(const struct sim_ls_state *st);
+/*
+ * Once per round after the ticks; @ready: discovery is final on every
+ * running node and no scheduled event is pending.  @act: what the
+ * engine does next (kill, revive, cut, plug), to start the next phase.
+ */
+void sim_ls_round(struct sim_ls_state *st, const struct sim_ls_net *net,
+		  uint32_t t, bool ready, uint32_t phase_cap,
+		  struct sim_ls_action *act);
+const char *sim_ls_phase_name(unsigned int phase);
 
 /* bound.c */
 #define SIM_BOUND_MIN_N	5	/* smallest block edge Eq. 6 applies to */

@@ -1,0 +1,788 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * tcore link state: every placed node floods the cables it sees down,
+ * so that every node of the frame knows the same fault set.
+ *
+ * A record is (reporter, seq, mask of the reporter's down directions).
+ * A reporter with nothing down floods nothing but, when a cable comes
+ * back, a tombstone (empty mask, higher seq) that ages out later.  A
+ * reporter refreshes its record every refresh period; a record not
+ * refreshed for the maximum age is dropped (its reporter died: its
+ * neighbors now report it).  Records are flooded to every adjacent
+ * port (a neighbor placed in our frame) except the one they came
+ * from, and only when newer than what we held; a new adjacency is sent
+ * the whole database (anti-entropy), so a node that joins late or lost
+ * messages catches up.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tcore_int.h"
+
+/* room for the bound, our own record beyond it, and one free slot that
+ * ends every probe */
+static size_t ls_slots(uint32_t cap)
+{
+	return (size_t)cap + cap / 8 + 2;
+}
+
+static uint32_t ls_cap(const struct tc_config *cfg)
+{
+	return cfg->ls_records ? cfg->ls_records : TC_LS_RECORDS;
+}
+
+size_t tc_ls_size(const struct tc_config *cfg)
+{
+	size_t slots = ls_slots(ls_cap(cfg));
+
+	/* records, epoch and meta bytes, then per port 10 bytes */
+	return slots * sizeof(struct tc_ls_rec) +
+	       ((2 * slots + 3) & ~(size_t)3) + 2 * (size_t)cfg->ndims * 10;
+}
+
+void tc_ls_init(struct tc_node *n, uint8_t *mem)
+{
+	struct tc_ls *ls = &n->ls;
+	struct tc_config *cfg = &n->cfg;
+	uint32_t age;
+
+	if (!cfg->ls_records)
+		cfg->ls_records = TC_LS_RECORDS;
+	if (!cfg->ls_refresh_ticks)
+		cfg->ls_refresh_ticks = (uint16_t)(cfg->hello_ticks < 256 ?
+						   64 * cfg->hello_ticks :
+						   16384);
+	if (!cfg->ls_max_age_ticks) {
+		age = 3u * cfg->ls_refresh_ticks + cfg->dead_ticks;
+		cfg->ls_max_age_ticks = age > UINT16_MAX ? UINT16_MAX : age;
+	}
+	/* a record must outlive the period that refreshes it */
+	if (cfg->ls_max_age_ticks <= cfg->ls_refresh_ticks)
+		cfg->ls_max_age_ticks = cfg->ls_refresh_ticks + 1;
+
+	memset(ls, 0, sizeof(*ls));
+	ls->slots = (uint32_t)ls_slots(cfg->ls_records);
+	ls->nports = 2 * cfg->ndims;
+	ls->rec = (struct tc_ls_rec *)mem;
+	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
+	ls->epoch_in = 1;
+	ls->generation = 1;
+}
+
+uint64_t tc_ls_record_hash(uint32_t node, uint16_t mask)
+{
+	uint64_t h = ((uint64_t)node << 16 | mask) + 0x9e3779b97f4a7c15ULL;
+
+	h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+	return h ^ (h >> 31);
+}
+
+/* a is newer than b, in 16-bit serial number arithmetic */
+static bool ls_newer(uint16_t a, uint16_t b)
+{
+	return (int16_t)(uint16_t)(a - b) > 0;
+}
+
+static uint32_t ls_home(const struct tc_ls *ls, uint32_t key)
+{
+	return (uint32_t)(((uint64_t)(key * 0x9e3779b1u) * ls->slots) >> 32);
+}
+
+/* the slot of @key, or of the free slot where it would go */
+static uint32_t ls_find(const struct tc_ls *ls, uint32_t key)
+{
+	uint32_t s = ls_home(ls, key);
+
+	while (ls->rec[s].key != key && ls->rec[s].key != LS_EMPTY)
+		if (++s == ls->slots)
+			s = 0;
+	return s;
+}
+
+/* the fault set changes with the set of (key, mask) pairs, mask != 0 */
+static void ls_account(struct tc_ls *ls, uint32_t key, uint16_t mask,
+		       bool add)
+{
+	uint64_t h;
+
+	if (!mask)
+		return;
+	h = tc_ls_record_hash(key, mask);
+	ls->digest += add ? h : -h;
+	ls->nfaults += add ? 1 : -1;
+	ls->generation++;
+}
+
+static void ls_set_pend(struct tc_ls *ls, uint32_t s, uint8_t from)
+{
+	if (!(ls_meta(ls)[s] & LS_PEND))
+		ls->npend++;
+	ls_meta(ls)[s] = LS_PEND | from;
+}
+
+/* remove slot @s; linear probing: pull later records of the run back */
+static void ls_delete(struct tc_ls *ls, uint32_t s)
+{
+	uint32_t i = s, j = s, h;
+
+	ls_account(ls, ls->rec[s].key, ls->rec[s].mask, false);
+	if (ls_meta(ls)[s] & LS_PEND)
+		ls->npend--;
+	ls->count--;
+	for (;;) {
+		if (++j == ls->slots)
+			j = 0;
+		if (ls->rec[j].key == LS_EMPTY)
+			break;
+		h = ls_home(ls, ls->rec[j].key);
+		/* j may move to i only if its home is not in (i, j] */
+		if (i <= j ? (i < h && h <= j) : (i < h || h <= j))
+			continue;
+		ls->rec[i] = ls->rec[j];
+		ls_epoch(ls)[i] = ls_epoch(ls)[j];
+		ls_meta(ls)[i] = ls_meta(ls)[j];
+		i = j;
+	}
+	ls->rec[i].key = LS_EMPTY;
+	ls_meta(ls)[i] = 0;
+}
+
+static void ls_clear(struct tc_ls *ls)
+{
+	if (ls->count || ls->leader)
+		ls->generation++;
+	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
+	memset(ls_meta(ls), 0, ls->slots);
+	ls->count = ls->nfaults = ls->npend = 0;
+	ls->digest = 0;
+	ls->leader = 0;
+	ls->adj = ls->sync = 0;
+	ls->was_full = false;
+}
+
+/*
+ * Store a record newer than what we hold (or new) and flood it.  A new
+ * key beyond the bound is refused and counted: the fault set is then
+ * incomplete until the refusal is one maximum age old.
+ */
+static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
+		     uint16_t mask, uint8_t from)
+{
+	struct tc_ls *ls = &n->ls;
+	uint32_t s = ls_find(ls, key);
+
+	if (ls->rec[s].key == LS_EMPTY) {
+		/* the slack of the table always holds our own record */
+		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL) {
+			n->stats.ls_overflow++;
+			if (!ls->was_full)
+				ls->generation++;
+			ls->was_full = true;
+			ls->full_at = n->now;
+			return;
+		}
+		ls->count++;
+		ls->rec[s].key = key;
+		ls->rec[s].mask = 0;
+	}
+	if (ls->rec[s].mask != mask) {
+		ls_account(ls, key, ls->rec[s].mask, false);
+		ls_account(ls, key, mask, true);
+	}
+	ls->rec[s].seq = seq;
+	ls->rec[s].mask = mask;
+	ls_epoch(ls)[s] = ls->now_epoch;
+	ls_set_pend(ls, s, from);
+}
+
+static uint32_t ls_index(const struct tc_ls *ls, uint8_t ndims,
+			 const uint8_t *coord)
+{
+	uint32_t idx = 0;
+	int k;
+
+	for (k = ndims - 1; k >= 0; k--)
+		idx = idx * ls->dims[k] + coord[k];
+	return idx;
+}
+
+static void ls_coord(const struct tc_ls *ls, uint8_t ndims, uint32_t idx,
+		     uint8_t *coord)
+{
+	unsigned int k;
+
+	for (k = 0; k < ndims; k++) {
+		coord[k] = (uint8_t)(idx % ls->dims[k]);
+		idx /= ls->dims[k];
+	}
+}
+
+/* global direction @g leads to a node from @coord (not off a mesh edge) */
+static bool ls_dir_exists(const struct tc_ls *ls, const uint8_t *coord,
+			  uint8_t g)
+{
+	unsigned int k = g >> 1;
+
+	if (ls->dims[k] <= 1)
+		return false;
+	if (ls->wrap & (1u << k))
+		return true;
+	return (g & 1) ? coord[k] > 0 : coord[k] + 1 < ls->dims[k];
+}
+
+/* the directions a node at @coord has cables in */
+static uint16_t ls_dirs(const struct tc_ls *ls, uint8_t ndims,
+			const uint8_t *coord)
+{
+	uint16_t m = 0;
+	uint8_t g;
+
+	for (g = 0; g < 2 * ndims; g++)
+		if (ls_dir_exists(ls, coord, g))
+			m |= (uint16_t)(1u << g);
+	return m;
+}
+
+/* a neighbor we exchange link state with: placed in our frame */
+static bool ls_nbr_ok(const struct tc_node *n, uint8_t p)
+{
+	const struct tc_nbr *nb = &n->nbr[p];
+
+	return nb->id && (nb->flags & (NB_FRAME | NB_PLACED | NB_MISWIRED)) ==
+			 (NB_FRAME | NB_PLACED) && nb->leader == n->leader;
+}
+
+int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
+		  size_t len)
+{
+	struct tc_ls *ls = &n->ls;
+	struct tw_ls_msg m;
+	unsigned int i;
+
+	n->stats.msgs_rx++;
+	n->stats.bytes_rx += len;
+	if (port >= tc_nports(n) ||
+	    tw_ls_decode(msg, len, n->cfg.ndims, ls->leader ? ls->dims : NULL,
+			 &m)) {
+		n->stats.ls_bad_rx++;
+		n->stats.bad_rx++;
+		return -EBADMSG;
+	}
+	/* only from a neighbor placed in our frame, while we are placed */
+	if (!ls->leader || m.leader != ls->leader || m.id != n->nbr[port].id ||
+	    !ls_nbr_ok(n, port)) {
+		n->stats.ls_foreign++;
+		return 0;
+	}
+	/* a mask may only name cables the reporter has */
+	for (i = 0; i < m.nrec; i++) {
+		uint16_t dirs = ls_dirs(ls, n->cfg.ndims, m.rec[i].coord);
+
+		if (m.rec[i].mask & ~dirs) {
+			n->stats.ls_bad_rx++;
+			n->stats.bad_rx++;
+			return -EBADMSG;
+		}
+	}
+	n->nbr[port].silent = 0;
+	if (!m.nrec) {
+		/* a new adjacency asks for the whole database */
+		ls->sync |= (uint16_t)(1u << port);
+		ls_sync_pos(ls)[port] = 0;
+		return 0;
+	}
+	for (i = 0; i < m.nrec; i++) {
+		const struct tw_ls_rec *r = &m.rec[i];
+		uint32_t key = ls_index(ls, n->cfg.ndims, r->coord), s;
+
+		if (key == ls->self) {
+			/* ours from an earlier life: outbid it */
+			if (ls_newer(r->seq, ls->seq) ||
+			    (r->seq == ls->seq && r->mask != ls->mask)) {
+				ls->seq = r->seq;
+				ls->force = true;
+			}
+			continue;
+		}
+		s = ls_find(ls, key);
+		if (ls->rec[s].key == key && !ls_newer(r->seq, ls->rec[s].seq))
+			continue;
+		ls_store(n, key, r->seq, r->mask, port);
+	}
+	return 0;
+}
+
+/*
+ * The global directions whose cable is down, as this node sees them.  A
+ * neighbor alive but not (yet) placed in our frame is reported only
+ * when it stays so for two quiet periods: while a frame is placed, its
+ * nodes are next to unplaced ones for a moment, which is no fault.
+ */
+static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
+{
+	uint16_t mask = 0, hold = 2 * n->cfg.quiet_ticks;
+	struct tc_ls *ls = &n->ls;
+	uint8_t g, p;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		if (!n->nbr[p].id || ls_nbr_ok(n, p))
+			ls_unready(ls)[p] = 0;
+		else if (ls_unready(ls)[p] <= hold)
+			ls_unready(ls)[p]++;
+	}
+	for (g = 0; g < 2 * n->cfg.ndims; g++) {
+		if (!ls_dir_exists(ls, v->coord, g))
+			continue;
+		p = v->portmap[g];
+		if (p == TC_NONE || !n->nbr[p].id || ls_unready(ls)[p] > hold)
+			mask |= (uint16_t)(1u << g);
+	}
+	return mask;
+}
+
+/* placed in a frame that is not the database's: start over in it */
+static bool ls_frame(struct tc_node *n, const struct tc_view *v)
+{
+	struct tc_ls *ls = &n->ls;
+	uint64_t nodes = 1;
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++)
+		nodes *= v->dims[k] ? v->dims[k] : UINT32_MAX;
+	if (v->state != TC_PLACED || nodes >= UINT32_MAX) {
+		if (ls->leader)
+			ls_clear(ls);
+		return false;
+	}
+	if (ls->leader == v->leader && ls->wrap == v->wrap &&
+	    !memcmp(ls->dims, v->dims, sizeof(ls->dims)) &&
+	    ls->self == ls_index(ls, n->cfg.ndims, v->coord))
+		return true;
+	ls_clear(ls);
+	ls->leader = v->leader;
+	ls->wrap = v->wrap;
+	memcpy(ls->dims, v->dims, sizeof(ls->dims));
+	ls->self = ls_index(ls, n->cfg.ndims, v->coord);
+	ls->mask = 0;
+	ls->refresh_in = 0;
+	return true;
+}
+
+/*
+ * Ports with an adjacency.  A new one (or a new node on it) asks the
+ * neighbor for its whole database with an empty message; the neighbor
+ * that restarted does the same, so either end catches up.
+ */
+static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
+{
+	struct tc_ls *ls = &n->ls;
+	uint8_t g, p, buf[TW_LS_HDR];
+	uint16_t adj = 0;
+	struct tw_buf b;
+
+	for (g = 0; g < 2 * n->cfg.ndims; g++) {
+		p = v->portmap[g];
+		if (p != TC_NONE && ls_nbr_ok(n, p))
+			adj |= (uint16_t)(1u << p);
+	}
+	for (p = 0; p < tc_nports(n); p++) {
+		if (!(adj & (1u << p)))
+			continue;
+		if ((ls->adj & (1u << p)) &&
+		    ls_adj_id(ls)[p] == tw_id_hash(n->nbr[p].id))
+			continue;
+		ls_adj_id(ls)[p] = tw_id_hash(n->nbr[p].id);
+		tw_ls_init(&b, buf, sizeof(buf), n->cfg.ndims, n->cfg.id,
+			   ls->leader);
+		n->stats.ls_msgs_tx++;
+		n->stats.ls_bytes_tx += b.len;
+		n->out.send(n->out.ctx, p, buf, b.len);
+	}
+	ls->adj = adj;
+	ls->sync &= adj;
+}
+
+/*
+ * Originate: a changed mask at once, a nonzero one again every refresh
+ * period; a tombstone (mask back to zero) once, then it ages out.
+ */
+static void ls_originate(struct tc_node *n)
+{
+	struct tc_ls *ls = &n->ls;
+	uint16_t mask = ls->now_mask;
+	bool force = ls->force;
+
+	ls->force = false;
+	if (ls->refresh_in)
+		ls->refresh_in--;
+	if (!force && mask == ls->mask && (!mask || ls->refresh_in))
+		return;
+	ls->seq++;
+	ls->mask = mask;
+	ls->refresh_in = n->cfg.ls_refresh_ticks;
+	ls_store(n, ls->self, ls->seq, mask, LS_LOCAL);
+}
+
+static uint32_t ls_epoch_len(const struct tc_node *n)
+{
+	uint32_t len = n->cfg.ls_max_age_ticks / LS_EPOCHS;
+
+	return len ? len : 1;
+}
+
+/* once per aging epoch: drop what was not refreshed for the maximum age */
+static void ls_age(struct tc_node *n)
+{
+	struct tc_ls *ls = &n->ls;
+	uint32_t s, epochs;
+
+	if (--ls->epoch_in)
+		return;
+	ls->epoch_in = (uint16_t)ls_epoch_len(n);
+	ls->now_epoch++;
+	if (ls->was_full && n->now - ls->full_at > n->cfg.ls_max_age_ticks) {
+		ls->was_full = false;
+		ls->generation++;
+	}
+	/* dropped once older than max age, at most one epoch later */
+	epochs = (n->cfg.ls_max_age_ticks + ls->epoch_in - 1) / ls->epoch_in;
+	for (s = 0; s < ls->slots; s++)
+		while (ls->rec[s].key != LS_EMPTY &&
+		       (uint8_t)(ls->now_epoch - ls_epoch(ls)[s]) > epochs) {
+			n->stats.ls_expired++;
+			ls_delete(ls, s);
+		}
+}
+
+struct ls_out {
+	struct tw_buf b;
+	unsigned int sent;	/* messages this tick */
+	uint8_t buf[TC_MSG_MAX];
+};
+
+static void ls_flush(struct tc_node *n, struct ls_out *o, uint8_t port)
+{
+	if (!tw_ls_count(&o->b))
+		return;
+	n->stats.ls_msgs_tx++;
+	n->stats.ls_bytes_tx += o->b.len;
+	o->sent++;
+	n->out.send(n->out.ctx, port, o->buf, o->b.len);
+	tw_ls_init(&o->b, o->buf, sizeof(o->buf), n->cfg.ndims, n->cfg.id,
+		   n->ls.leader);
+}
+
+static bool ls_room(const struct ls_out *o, uint8_t ndims)
+{
+	return o->b.len + TW_LS_REC(ndims) <= o->b.cap;
+}
+
+/* one more record would take a message beyond the port's burst */
+static bool ls_spent(const struct ls_out *o, uint8_t ndims)
+{
+	return !ls_room(o, ndims) && o->sent + 1 >= LS_BURST;
+}
+
+static void ls_put(struct tc_node *n, struct ls_out *o, uint8_t port,
+		   uint32_t s)
+{
+	struct tc_ls *ls = &n->ls;
+	struct tw_ls_rec r;
+
+	ls_coord(ls, n->cfg.ndims, ls->rec[s].key, r.coord);
+	r.seq = ls->rec[s].seq;
+	r.mask = ls->rec[s].mask;
+	if (!ls_room(o, n->cfg.ndims))
+		ls_flush(n, o, port);
+	tw_ls_put(&o->b, n->cfg.ndims, &r);
+}
+
+/*
+ * Newer records to every adjacency but their source, then the whole
+ * database to neighbors that asked; at most LS_BURST messages per port
+ * and tick, the rest waits for the next tick.
+ */
+static void ls_flood(struct tc_node *n)
+{
+	struct ls_out out[TC_MAX_PORTS];
+	struct tc_ls *ls = &n->ls;
+	uint8_t p, from, nd = n->cfg.ndims;
+	uint32_t s;
+
+	if (!ls->npend && !ls->sync)
+		return;
+	for (p = 0; p < tc_nports(n); p++) {
+		tw_ls_init(&out[p].b, out[p].buf, sizeof(out[p].buf), nd,
+			   n->cfg.id, ls->leader);
+		out[p].sent = 0;
+	}
+	for (s = 0; ls->npend && s < ls->slots; s++) {
+		if (!(ls_meta(ls)[s] & LS_PEND))
+			continue;
+		for (p = 0; p < tc_nports(n); p++)
+			if ((ls->adj & (1u << p)) && ls_spent(&out[p], nd))
+				break;
+		if (p < tc_nports(n))
+			break;
+		from = ls_meta(ls)[s] & LS_FROM;
+		ls_meta(ls)[s] &= ~LS_PEND;
+		ls->npend--;
+		for (p = 0; p < tc_nports(n); p++)
+			/* a sync still to pass this slot sends it anyway */
+			if ((ls->adj & (1u << p)) && p != from &&
+			    (!(ls->sync & (1u << p)) || s < ls_sync_pos(ls)[p]))
+				ls_put(n, &out[p], p, s);
+	}
+	for (p = 0; p < tc_nports(n); p++) {
+		if (!(ls->sync & (1u << p)))
+			continue;
+		for (s = ls_sync_pos(ls)[p]; s < ls->slots; s++) {
+			if (ls->rec[s].key == LS_EMPTY)
+				continue;
+			if (ls_spent(&out[p], nd))
+				break;
+			ls_put(n, &out[p], p, s);
+		}
+		ls_sync_pos(ls)[p] = s;
+		if (s >= ls->slots)
+			ls->sync &= (uint16_t)~(1u << p);
+	}
+	for (p = 0; p < tc_nports(n); p++)
+		ls_flush(n, &out[p], p);
+}
+
+/* what the view-derived state depends on beyond the view's generation */
+static uint32_t ls_signature(const struct tc_node *n)
+{
+	uint32_t h = 2166136261u;
+	unsigned int p;
+
+	h = (h ^ n->generation) * 16777619u;
+	h = (h ^ n->up) * 16777619u;
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		h = (h ^ (uint32_t)nb->id ^ (uint32_t)(nb->id >> 32)) *
+		    16777619u;
+		h = (h ^ nb->flags ^ (uint32_t)nb->leader) * 16777619u;
+	}
+	return h;
+}
+
+void tc_ls_tick(struct tc_node *n)
+{
+	struct tc_ls *ls = &n->ls;
+	uint32_t sig = ls_signature(n);
+	uint16_t hold = 2 * n->cfg.quiet_ticks;
+	struct tc_view v;
+	unsigned int p;
+
+	ls_age(n);
+	/* the view is costly: only when it or a neighbor may have changed */
+	if (sig != ls->sig || ls->holding) {
+		ls->sig = sig;
+		tc_view(n, &v);
+		if (!ls_frame(n, &v))
+			return;
+		ls_adjacency(n, &v);
+		ls->now_mask = ls_own_mask(n, &v);
+		ls->holding = false;
+		for (p = 0; p < tc_nports(n); p++)
+			if (ls_unready(ls)[p] && ls_unready(ls)[p] <= hold)
+				ls->holding = true;
+	}
+	if (!ls->leader)
+		return;
+	ls_originate(n);
+	ls_flood(n);
+}
+
+uint32_t tc_ls_next_deadline(const struct tc_node *n)
+{
+	const struct tc_ls *ls = &n->ls;
+	uint16_t hold = 2 * n->cfg.quiet_ticks, u;
+	/* an empty database has nothing to age: no need to wake for it */
+	uint32_t next = ls->count || ls->was_full ? ls->epoch_in : UINT32_MAX;
+	unsigned int p;
+
+	if (!ls->leader)
+		return next;
+	if (ls->npend || ls->sync || ls->force || (ls->mask && !ls->refresh_in))
+		return 1;
+	if (ls->mask && ls->refresh_in < next)
+		next = ls->refresh_in;
+	/* a held neighbor is reported on the tick its count passes hold */
+	for (p = 0; p < ls->nports; p++) {
+		u = ls_unready(ls)[p];
+		if (u && u <= hold && (uint32_t)(hold - u) + 1 < next)
+			next = (uint32_t)(hold - u) + 1;
+	}
+	return next;
+}
+
+void tc_ls_skip(struct tc_node *n, uint32_t ticks)
+{
+	struct tc_ls *ls = &n->ls;
+	uint16_t hold = 2 * n->cfg.quiet_ticks, *u = ls_unready(ls);
+	unsigned int p;
+
+	uint32_t len = ls_epoch_len(n);
+
+	/* epochs may pass unseen while there is nothing to age */
+	if (ticks >= ls->epoch_in) {
+		ls->now_epoch = (uint8_t)(ls->now_epoch + 1 +
+					  (ticks - ls->epoch_in) / len);
+		ls->epoch_in = (uint16_t)(len - (ticks - ls->epoch_in) % len);
+	} else {
+		ls->epoch_in = (uint16_t)(ls->epoch_in - ticks);
+	}
+	if (!ls->leader)
+		return;
+	ls->refresh_in = ls->refresh_in > ticks ?
+			 (uint16_t)(ls->refresh_in - ticks) : 0;
+	/* while holding, every tick counts the held neighbors up */
+	for (p = 0; ls->holding && p < ls->nports; p++)
+		if (u[p] && u[p] <= hold)
+			u[p] = (uint16_t)(u[p] + ticks);
+}
+
+/* nodes of the frame (ls_frame() refused frames of 2^32 or more) */
+static uint32_t ls_nodes(const struct tc_node *n)
+{
+	uint32_t nodes = 1;
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++)
+		nodes *= n->ls.dims[k];
+	return nodes;
+}
+
+void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info)
+{
+	const struct tc_ls *ls = &n->ls;
+
+	memset(info, 0, sizeof(*info));
+	info->active = ls->leader != 0;
+	info->incomplete = ls->was_full;
+	info->generation = ls->generation;
+	info->nodes = ls->leader ? ls_nodes(n) : 0;
+	info->records = ls->count;
+	info->faults = ls->nfaults;
+	info->capacity = n->cfg.ls_records;
+	info->digest = ls->digest;
+}
+
+int tc_ls_record(const struct tc_node *n, const uint8_t *coord,
+		 uint16_t *seq, uint16_t *mask)
+{
+	const struct tc_ls *ls = &n->ls;
+	unsigned int k;
+	uint32_t s;
+
+	if (!ls->leader)
+		return -ENOENT;
+	for (k = 0; k < n->cfg.ndims; k++)
+		if (coord[k] >= ls->dims[k])
+			return -ENOENT;
+	s = ls_find(ls, ls_index(ls, n->cfg.ndims, coord));
+	if (ls->rec[s].key == LS_EMPTY)
+		return -ENOENT;
+	*seq = ls->rec[s].seq;
+	*mask = ls->rec[s].mask;
+	return 0;
+}
+
+uint32_t tc_ls_generation(const struct tc_node *n)
+{
+	return n->ls.generation;
+}
+
+/* the node across direction @g of @idx (which must have it) */
+static uint32_t ls_step(const struct tc_ls *ls, uint8_t ndims, uint32_t idx,
+			uint8_t g)
+{
+	uint8_t c[TC_MAX_AXES];
+	unsigned int k = g >> 1;
+
+	ls_coord(ls, ndims, idx, c);
+	if (g & 1)
+		c[k] = (uint8_t)(c[k] ? c[k] - 1 : ls->dims[k] - 1);
+	else
+		c[k] = (uint8_t)(c[k] + 1 == ls->dims[k] ? 0 : c[k] + 1);
+	return ls_index(ls, ndims, c);
+}
+
+static bool ls_edge(const struct tc_ls *ls, uint8_t ndims, uint32_t idx,
+		    uint8_t g, const uint16_t *cut)
+{
+	uint8_t c[TC_MAX_AXES];
+
+	if (cut[idx] & (1u << g))
+		return false;
+	ls_coord(ls, ndims, idx, c);
+	return ls_dir_exists(ls, c, g);
+}
+
+int tc_ls_faults(const struct tc_node *n, uint8_t *dead, uint16_t *cut)
+{
+	const struct tc_ls *ls = &n->ls;
+	uint8_t nd = n->cfg.ndims, g, next;
+	uint32_t s, i, cur, nb, nodes;
+	int ndead = 0;
+
+	if (!ls->leader)
+		return -EAGAIN;
+	nodes = ls_nodes(n);
+	memset(cut, 0, nodes * sizeof(*cut));
+	memset(dead, 0, nodes);
+	for (s = 0; s < ls->slots; s++) {
+		const struct tc_ls_rec *r = &ls->rec[s];
+
+		if (r->key == LS_EMPTY || !r->mask)
+			continue;
+		for (g = 0; g < 2 * nd; g++) {
+			if (!(r->mask & (1u << g)))
+				continue;
+			cut[r->key] |= (uint16_t)(1u << g);
+			nb = ls_step(ls, nd, r->key, g);
+			cut[nb] |= (uint16_t)(1u << (g ^ 1));
+		}
+	}
+	/*
+	 * Depth-first from this node without a stack: dead[] holds, for a
+	 * reached node, 1 + the direction that reached it, so the walk can
+	 * step back and go on with the next direction.
+	 */
+	cur = ls->self;
+	dead[cur] = 0xff;
+	next = 0;
+	for (;;) {
+		for (g = next; g < 2 * nd; g++) {
+			if (!ls_edge(ls, nd, cur, g, cut))
+				continue;
+			nb = ls_step(ls, nd, cur, g);
+			if (!dead[nb])
+				break;
+		}
+		if (g < 2 * nd) {
+			dead[nb] = (uint8_t)(1 + g);
+			cur = nb;
+			next = 0;
+			continue;
+		}
+		if (cur == ls->self)
+			break;
+		g = (uint8_t)(dead[cur] - 1);
+		cur = ls_step(ls, nd, cur, g ^ 1);
+		next = (uint8_t)(g + 1);
+	}
+	for (i = 0; i < nodes; i++) {
+		dead[i] = !dead[i];
+		ndead += dead[i];
+	}
+	return ls->was_full ? -ENOSPC : ndead;
+}
+
+/* a hello, a database request and a burst fit the harness's contract */
+_Static_assert(2 + LS_BURST <= TC_MSGS_PER_TICK, "link-state burst");
