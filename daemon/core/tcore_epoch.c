@@ -80,7 +80,8 @@ void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 	bool anchor = false;
 
 	if (n->flags & TN_PLACED) {
-		if (!n->hold_dims[k] && old) {
+		/* a place shown before is one the view could show */
+		if (!n->hold_dims[k] && old && old <= TORUS_MAX_EXTENT) {
 			n->hold_dims[k] = old;
 			n->hold_coord[k] = (uint8_t)tc_norm(n->coord[k], old);
 		}
