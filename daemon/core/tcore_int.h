@@ -54,7 +54,8 @@ struct tc_nbr {
 /* block mode: one face of my block, named by its normal (local dir) */
 struct tc_face {
 	uint32_t block;		/* the block across the face, 0: not seen */
-	uint32_t seen_at;	/* tick it was first seen */
+	uint32_t seen_at;	/* tick it was seen, or a cable more came up */
+	uint64_t cables;	/* face positions whose cable was heard of */
 	uint8_t status;		/* enum tc_face_status */
 	uint8_t map[TC_MAX_AXES];	/* my +axis -> its dir, TC_NONE unknown */
 	uint8_t announced;	/* our own record went out */

@@ -341,6 +341,30 @@ static void tc_block_rx_across(struct tc_node *n, uint8_t port,
 	}
 }
 
+/*
+ * Beyond the paper: its 2d+2 steps assume every node starts at once.
+ * Machines power on over minutes, so a face's deadline restarts each
+ * time a cable more on it is heard of (a block mate's record, or our
+ * own): a face fails only when no cable came up for orient_ticks and
+ * the ones there cannot orient it.  @a is the block-side end's block
+ * coordinates; positions beyond 64 share bits, which only makes a
+ * restart rarer.
+ */
+static void tc_face_cable(const struct tc_node *n, struct tc_face *f,
+			  const uint8_t *a)
+{
+	unsigned int k, pos = 0;
+	uint64_t bit;
+
+	for (k = 0; k < n->cfg.ndims; k++)
+		pos = pos * n->cfg.block_dims[k] + a[k];
+	bit = 1ull << (pos % 64);
+	if (f->status == FACE_SEEN && !(f->cables & bit)) {
+		f->cables |= bit;
+		f->seen_at = n->now;
+	}
+}
+
 void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 {
 	const struct tc_nbr *from = &n->nbr[port];
@@ -361,6 +385,8 @@ void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 		unsigned int p;
 
 		f = tc_face_seen(n, rec->normal, rec->block);
+		if (f)
+			tc_face_cable(n, f, rec->a);
 		if (f && f->status == FACE_SEEN &&
 		    tc_own_record(n, rec->normal, &mine) &&
 		    mine.block == rec->block)
@@ -415,6 +441,8 @@ void tc_block_tick(struct tc_node *n)
 			n->flags |= TN_DIRTY | TN_CHANGED;
 		}
 		f = tc_face_seen(n, p, mine.block);
+		if (f)
+			tc_face_cable(n, f, mine.a);
 		/*
 		 * Announce our pair, and again with every hello while the
 		 * face is unresolved: block mates that were not up yet, or
