@@ -48,7 +48,8 @@ const struct torus_plan *torus_plan_get(const struct torus_plans *plans,
 {
 	if (!index)
 		return &torus_plan_dor;
-	if (!plans || index >= TORUS_MAX_PLANS || !(plans->present & BIT(index)))
+	if (!plans || index >= TORUS_MAX_PLANS ||
+	    !(plans->present & BIT(index)))
 		return NULL;
 	return &plans->plan[index];
 }
@@ -521,7 +522,8 @@ static bool torus_exc_valid(const struct torus_geom *g,
 		return false;
 	if (exc->has_via)
 		return torus_coord_valid(g, exc->via);
-	return exc->dir == TORUS_DIR_NONE || TORUS_DIR_AXIS(exc->dir) < g->ndims;
+	return exc->dir == TORUS_DIR_NONE ||
+	       TORUS_DIR_AXIS(exc->dir) < g->ndims;
 }
 
 /**

@@ -29,22 +29,25 @@ void route_usage(FILE *f)
 	fprintf(f,
 		"Usage: torus route show [ dev DEV ]\n"
 		"       torus route get COORD [ dev DEV ]\n"
-		"       torus route add COORD [ via COORD | dir DIR ] [ plan N ] [ dev DEV ]\n"
+		"       torus route add COORD [ via COORD | dir DIR ] [ plan N ]\n"
+		"                       [ dev DEV ]\n"
 		"       torus route del [ COORD ] [ dev DEV ]\n"
 		"       torus route batch { FILE | - } [ replace ] [ dev DEV ]\n"
 		"       torus route plans [ PLAN ... ] [ dev DEV ]\n"
 		"where  COORD := C[,C...]   0 <= C <= 255, one per axis\n"
 		"       DIR   := { +x | -x | ... | +e | -e }, a global direction\n"
-		"       N     := 0..7, the plan the frames follow (0: dimension-ordered)\n"
-		"       PLAN  := ID:ORDER[:P,P...]   ID 1..7, ORDER the axes in the order\n"
-		"                they are corrected (\"zyx\"), P per axis: s (shortest,\n"
-		"                ties +), + or - (which way round a ring)\n"
+		"       N     := 0..7, the plan frames follow (0: dimension-ordered)\n"
+		"       PLAN  := ID:ORDER[:P,P...]   ID 1..7, ORDER the axes in the\n"
+		"                order they are corrected (\"zyx\"), P per axis: s\n"
+		"                (shortest, ties +), + or - (which way round a ring)\n"
 		"       an exception needs via, dir or a plan other than 0\n"
 		"       \"route del\" without COORD flushes all exceptions of the node\n"
-		"       \"route batch\" reads one \"COORD [ via COORD | dir DIR ] [ plan N ]\"\n"
-		"       per line (# comments) and sets them all in one request; with\n"
+		"       \"route batch\" reads one\n"
+		"       \"COORD [ via COORD | dir DIR ] [ plan N ]\" per line\n"
+		"       (# comments) and sets them all in one request; with\n"
 		"       \"replace\" they become the whole table\n"
-		"       \"route plans\" replaces the node's plans 1..7 (none: only plan 0)\n");
+		"       \"route plans\" replaces the node's plans 1..7 (none given:\n"
+		"       only plan 0 is left)\n");
 }
 
 struct route_args {
