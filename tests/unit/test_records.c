@@ -519,7 +519,7 @@ UNIT_TEST(route_get_local)
 /* a lamb with exceptions and two plans, as NODE_GET reports it */
 UNIT_TEST(node_print_routing)
 {
-	static const uint32_t order[] = { 2, 1, 0 };
+	static const uint8_t order[] = { 2, 1, 0 };
 	struct nlmsghdr *nlh = msg_begin(TORUS_CMD_NODE_GET);
 	struct torus_node_rec r;
 	struct nlattr *plan, *nest;
@@ -534,7 +534,10 @@ UNIT_TEST(node_print_routing)
 	for (i = 1; i <= 2; i++) {
 		plan = mnl_attr_nest_start(nlh, TORUS_A_PLAN);
 		mnl_attr_put_u8(nlh, TORUS_PLAN_A_INDEX, (uint8_t)(i * 2));
-		put_axes(nlh, TORUS_PLAN_A_ORDER, order, 3);
+		nest = mnl_attr_nest_start(nlh, TORUS_PLAN_A_ORDER);
+		for (unsigned int a = 0; a < 3; a++)
+			mnl_attr_put_u8(nlh, a + 1, order[a]);
+		mnl_attr_nest_end(nlh, nest);
 		nest = mnl_attr_nest_start(nlh, TORUS_PLAN_A_POLICY);
 		mnl_attr_put_u8(nlh, TORUS_AXIS_A(0), TORUS_PLAN_PLUS);
 		mnl_attr_put_u8(nlh, TORUS_AXIS_A(1), TORUS_PLAN_MINUS);

@@ -160,7 +160,7 @@ static void get_plans(const struct nlmsghdr *nlh, struct torus_node_rec *r)
 		    index >= TORUS_MAX_PLANS)
 			continue;
 		p = &r->plans[index];
-		p->n_order = get_axes(pb[TORUS_PLAN_A_ORDER], p->order, NULL);
+		p->n_order = get_axes(pb[TORUS_PLAN_A_ORDER], NULL, p->order);
 		p->n_policy = get_axes(pb[TORUS_PLAN_A_POLICY], NULL,
 				       p->policy);
 		r->plans_present |= 1u << index;

@@ -52,7 +52,7 @@ struct torus_node_rec {
 	uint8_t		plans_present;	/* bit n: plans[n] was reported */
 	struct torus_plan_rec {
 		unsigned int	n_order;
-		uint32_t	order[TORUS_MAX_AXES];
+		uint8_t		order[TORUS_MAX_AXES];
 		unsigned int	n_policy;
 		uint8_t		policy[TORUS_MAX_AXES];
 	} plans[TORUS_MAX_PLANS];
