@@ -23,15 +23,44 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import TORUS_KO, case, results  # noqa: E402
+from vmtest import REPO, TORUS_KO, case, results  # noqa: E402
 import torus_lab  # noqa: E402
 from torus_lab import Rack  # noqa: E402
 
-# uapi/linux/torus.h
-CMD_NODE_GET, CMD_ROUTE_BATCH = 1, 12
-A_IFINDEX, A_ROUTE, A_ROUTES_REPLACE = 1, 18, 22
-ROUTE_A_DST, ROUTE_A_VIA, ROUTE_A_DIR = 1, 2, 3
 NLA_F_NESTED = 0x8000
+
+
+def uapi_enum(name):
+    """{entry: value} of enum @name in uapi/linux/torus.h (the contract,
+    read rather than copied)."""
+    with open(os.path.join(REPO, "uapi", "linux", "torus.h")) as f:
+        text = f.read()
+    body = text[text.index("enum %s {" % name):]
+    body = body[body.index("{") + 1:body.index("};")]
+    out, val = {}, 0
+    for line in body.splitlines():
+        line = line.split("/*")[0].strip().rstrip(",")
+        if not line:
+            continue
+        if "=" in line:
+            line, v = [x.strip() for x in line.split("=")]
+            if not v[0].isdigit():
+                continue    # the X_MAX = __X_MAX - 1 sentinel
+            val = int(v, 0)
+        out[line] = val
+        val += 1
+    return out
+
+
+_cmd, _attr, _rattr = (uapi_enum("torus_cmd"), uapi_enum("torus_attr"),
+                       uapi_enum("torus_route_attr"))
+CMD_ROUTE_BATCH = _cmd["TORUS_CMD_ROUTE_BATCH"]
+A_IFINDEX, A_ROUTE, A_ROUTES_REPLACE = (
+    _attr["TORUS_A_IFINDEX"], _attr["TORUS_A_ROUTE"],
+    _attr["TORUS_A_ROUTES_REPLACE"])
+ROUTE_A_DST, ROUTE_A_VIA, ROUTE_A_DIR = (
+    _rattr["TORUS_ROUTE_A_DST"], _rattr["TORUS_ROUTE_A_VIA"],
+    _rattr["TORUS_ROUTE_A_DIR"])
 
 
 def torus(ns, *args, check=True):
@@ -141,6 +170,7 @@ class Genl:
         self.s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 16)
         self.s.setsockopt(socket.SOL_SOCKET, 32, 64 << 20)  # SNDBUFFORCE
         self.s.setsockopt(270, 10, 1)  # SOL_NETLINK, NETLINK_CAP_ACK
+        self.s.setsockopt(270, 11, 1)  # NETLINK_EXT_ACK
         self.s.bind((0, 0))
         self.seq = 0
         self.family = self.resolve("torus")
@@ -158,9 +188,16 @@ class Genl:
             off = 0
             while off < len(data):
                 ln, typ = struct.unpack_from("IH", data, off)
-                if typ == 2:  # NLMSG_ERROR
-                    return -struct.unpack_from("i", data, off + 16)[0], \
-                        data[off + 16:off + ln]
+                if typ == 2:  # NLMSG_ERROR: errno, then the extack text
+                    err = -struct.unpack_from("i", data, off + 16)[0]
+                    msg = b""
+                    at = off + 36
+                    while at + 4 <= off + ln:
+                        alen, atype = struct.unpack_from("HH", data, at)
+                        if atype == 1:  # NLMSGERR_ATTR_MSG
+                            msg = data[at + 4:at + alen]
+                        at += (alen + 3) & ~3
+                    return err, msg
                 if typ == 3:
                     return 0, b""
                 off += (ln + 3) & ~3
@@ -198,8 +235,6 @@ def time_install(ns, n, rounds, baseline):
     """Seconds per install of n exceptions, best of @rounds."""
     torus(ns, "node", "set", "dev", "tor0", "coord", "0,0,0", "dims",
           ",".join(map(str, DIMS)), "wrap", "1,1,1")
-    ifindex = int(torus_lab.run(["ip", "netns", "exec", ns, "cat",
-                                 "/sys/class/net/tor0/ifindex"]).stdout)
     routes = []
     for i, dst in enumerate(scattered(n)):
         if dst == (0, 0, 0):
@@ -210,6 +245,7 @@ def time_install(ns, n, rounds, baseline):
                           coord_nest(ROUTE_A_DST, dst) + extra))
     best = None
     with torus_lab.netns(ns):
+        ifindex = socket.if_nametoindex("tor0")
         g = Genl()
         msg = g.request(g.family, CMD_ROUTE_BATCH,
                         nla(A_IFINDEX, struct.pack("I", ifindex)) +
