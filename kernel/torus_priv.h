@@ -210,7 +210,7 @@ u8 torus_dor_next_dir(const struct torus_geom *g, const u8 *cur,
 unsigned int torus_dor_hops(const struct torus_geom *g, const u8 *src,
 			    const u8 *dst);
 u8 torus_plan_next_dir(const struct torus_geom *g, const struct torus_plan *p,
-			const u8 *cur, const u8 *dst, u8 skip_axes);
+		       const u8 *cur, const u8 *dst, u8 skip_axes);
 const struct torus_plan *torus_plan_get(const struct torus_plans *plans,
 					unsigned int index);
 

@@ -701,6 +701,7 @@ static const struct torus_vc_case torus_vc_cases[] = {
 	  true, { 6 }, { VC(1, 0, 1), VC(1, 0, 1), VC(1, 1, 0), VC(1, 1, 1),
 			 VC(1, 1, 1), VC(1, 1, 1) }, 6 },
 };
+
 #undef VC
 
 static void torus_vc_case_desc(const struct torus_vc_case *c, char *desc)
