@@ -222,15 +222,28 @@ u8 torus_detour_dir(const struct torus_geom *g, const struct torus_plan *p,
 	unsigned int i, best_cost = UINT_MAX, bad = TORUS_DIR_AXIS(blocked);
 	u8 best = TORUS_DIR_NONE;
 
+	/* productive: a step that shortens this axis's way (on a ring
+	 * with both ways equally long, either one)
+	 */
 	for (i = 0; i < g->ndims && best == TORUS_DIR_NONE; i++) {
-		unsigned int axis = p->order[i];
-		u8 dir;
+		unsigned int axis = p->order[i], ext = g->dims[axis], neg;
+		unsigned int togo = torus_plan_axis_dist(g, p, axis,
+							 g->coord[axis],
+							 target[axis]);
 
-		if (axis == bad)
+		if (axis == bad || !togo)
 			continue;
-		dir = torus_plan_axis_dir(g, p, axis, g->coord, target);
-		if (dir != TORUS_DIR_NONE && usable & BIT(dir))
-			best = dir;
+		for (neg = 0; neg < 2 && best == TORUS_DIR_NONE; neg++) {
+			u8 dir = TORUS_DIR(axis, neg);
+			unsigned int next;
+
+			if (!(usable & BIT(dir)))
+				continue;
+			next = (g->coord[axis] + (neg ? ext - 1 : 1)) % ext;
+			if (torus_plan_axis_dist(g, p, axis, next,
+						 target[axis]) < togo)
+				best = dir;
+		}
 	}
 	for (i = 0; i < g->ndims && best == TORUS_DIR_NONE; i++) {
 		unsigned int axis = p->order[i], ext = g->dims[axis], neg;

@@ -893,6 +893,20 @@ static void torus_detour_choices(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 1),
 					       usable), TORUS_DIR(1, 1));
 
+	/* a ring where both ways are as long: either is productive */
+	g.wrap = 0x3;
+	g.dims[0] = 4;
+	g.dims[1] = 4;
+	memset(g.coord, 0, TORUS_MAX_AXES);
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, g.coord, 8);
+	h.dst[0] = 1;
+	h.dst[1] = 2;
+	usable = torus_test_usable(&g, g.coord) &
+		 ~(BIT(TORUS_DIR(0, 0)) | BIT(TORUS_DIR(1, 0)));
+	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 0),
+					       usable), TORUS_DIR(1, 1));
+	KUNIT_EXPECT_EQ(test, h.traversed, 0);
+
 	/* a line has no other axis: no detour, the caller drops */
 	g.ndims = 1;
 	memset(g.coord, 0, TORUS_MAX_AXES);
