@@ -387,8 +387,8 @@ static void torus_fwd_lamb_is_no_endpoint(struct kunit *test)
 	WRITE_ONCE(node->role, TORUS_ROLE_STATIC);
 }
 
-/* A forwarded frame leaves in round 1 of its plan, whatever the
- * sender wrote, with a dateline only where a wrap cable is crossed.
+/* A forwarded frame keeps its plan and round, and its dateline while
+ * it stays on the axis it arrived on.
  */
 static void torus_fwd_sets_vc(struct kunit *test)
 {
@@ -396,12 +396,16 @@ static void torus_fwd_sets_vc(struct kunit *test)
 	struct torus_hdr *h;
 	struct sk_buff *skb;
 
+	/* round 1 of plan 0, past a dateline, going on along x */
 	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	h = (struct torus_hdr *)(skb->data + ETH_HLEN);
+	h->vc = TORUS_VC(0, 1, 1);
 	KUNIT_ASSERT_EQ(test, torus_fwd_send(test, skb), 1U);
 	skb = skb_peek(&fx->captured);
 	KUNIT_ASSERT_TRUE(test, pskb_may_pull(skb, TORUS_HDR_LEN));
 	h = (struct torus_hdr *)skb->data;
-	KUNIT_EXPECT_EQ(test, h->vc, TORUS_VC(0, 1, 0));
+	KUNIT_EXPECT_EQ(test, h->vc, TORUS_VC(0, 1, 1));
 }
 
 /* A frame whose plan this node does not hold is not guessed at. */

@@ -58,6 +58,7 @@ static const struct nla_policy torus_route_policy[TORUS_ROUTE_A_MAX + 1] = {
 	[TORUS_ROUTE_A_PLAN]	= NLA_POLICY_MAX(NLA_U8, TORUS_MAX_PLANS - 1),
 	[TORUS_ROUTE_A_VC]		= { .type = NLA_REJECT },
 	[TORUS_ROUTE_A_WHY]		= { .type = NLA_REJECT },
+	[TORUS_ROUTE_A_PLAN1]	= NLA_POLICY_MAX(NLA_U8, TORUS_MAX_PLANS - 1),
 };
 
 static const struct nla_policy torus_plan_order_policy[TORUS_MAX_AXES + 1] = {
@@ -937,6 +938,9 @@ static int torus_nl_route_get_doit(struct sk_buff *skb, struct genl_info *info)
 	    (why == TORUS_WHY_EXCEPTION &&
 	     nla_put_flag(msg, TORUS_ROUTE_A_EXCEPTION)) ||
 	    nla_put_u8(msg, TORUS_ROUTE_A_PLAN, TORUS_VC_PLAN(h.vc)) ||
+	    ((h.flags & TORUS_F_VIA) &&
+	     nla_put_u8(msg, TORUS_ROUTE_A_PLAN1,
+			h.flags >> TORUS_F_PLAN1_SHIFT)) ||
 	    nla_put_u8(msg, TORUS_ROUTE_A_VC, h.vc) ||
 	    nla_put_u8(msg, TORUS_ROUTE_A_WHY, why) ||
 	    ((h.flags & TORUS_F_VIA) &&
@@ -977,7 +981,9 @@ static int torus_nl_fill_route(struct sk_buff *skb, struct torus_node *node,
 	     torus_nl_put_coord(skb, TORUS_ROUTE_A_VIA, exc->via, ndims)) ||
 	    (exc->dir != TORUS_DIR_NONE &&
 	     nla_put_u8(skb, TORUS_ROUTE_A_DIR, exc->dir)) ||
-	    nla_put_u8(skb, TORUS_ROUTE_A_PLAN, exc->plan))
+	    nla_put_u8(skb, TORUS_ROUTE_A_PLAN, exc->plan) ||
+	    (exc->has_via &&
+	     nla_put_u8(skb, TORUS_ROUTE_A_PLAN1, exc->plan1)))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
@@ -1058,6 +1064,15 @@ static int torus_nl_parse_exc(struct nlattr *nest, const struct torus_geom *g,
 	memset(exc, 0, sizeof(*exc));
 	if (tb[TORUS_ROUTE_A_PLAN])
 		exc->plan = nla_get_u8(tb[TORUS_ROUTE_A_PLAN]);
+	exc->plan1 = exc->plan;
+	if (tb[TORUS_ROUTE_A_PLAN1]) {
+		if (!tb[TORUS_ROUTE_A_VIA]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_ROUTE_A_PLAN1],
+					    "torus: a plan for round 1 needs an intermediate node (via)");
+			return -EINVAL;
+		}
+		exc->plan1 = nla_get_u8(tb[TORUS_ROUTE_A_PLAN1]);
+	}
 	err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_DST], g, exc->dst, extack);
 	if (err)
 		return err;

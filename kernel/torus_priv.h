@@ -35,7 +35,8 @@ struct torus_geom {
  * @via: intermediate node, valid if @has_via
  * @dir: leave by this global direction, TORUS_DIR_NONE if unused
  * @has_via: route to @via first (lambs' first round)
- * @plan: the plan the frame follows in both rounds (0: DOR)
+ * @plan: the plan of the frame's first round (0: DOR)
+ * @plan1: the plan of round 1, from @via on (@has_via only)
  */
 struct torus_route_exc {
 	u8 dst[TORUS_MAX_AXES];
@@ -43,6 +44,7 @@ struct torus_route_exc {
 	u8 dir;
 	bool has_via;
 	u8 plan;
+	u8 plan1;
 };
 
 /**

@@ -306,26 +306,31 @@ u8 torus_route(const struct torus_route_ctx *ctx, struct torus_hdr *h,
 		exc = torus_rtable_lookup(ctx->rt, h->dst);
 
 	if (ctx->at_source) {
-		h->vc = TORUS_VC(exc ? exc->plan : 0, 1, 0);
+		h->vc = TORUS_VC(exc ? exc->plan : 0, 0, 0);
 		if (exc)
 			*why = TORUS_WHY_EXCEPTION;
 		if (exc && exc->has_via &&
 		    memcmp(exc->via, g->coord, TORUS_MAX_AXES)) {
 			memcpy(h->via, exc->via, TORUS_MAX_AXES);
-			h->flags |= TORUS_F_VIA;
+			h->flags |= TORUS_F_VIA |
+				    exc->plan1 << TORUS_F_PLAN1_SHIFT;
+		} else if (exc && exc->has_via) {
+			/* the source is the intermediate: round 1 at once */
+			h->vc = TORUS_VC(exc->plan1, 1, 0);
 		}
 	}
 
 	if ((h->flags & TORUS_F_VIA) && !memcmp(h->via, g->coord,
 						TORUS_MAX_AXES)) {
-		/* round two: a new set of channels, no dateline crossed */
-		h->flags &= ~TORUS_F_VIA;
+		/* round 1: its own plan and channels, no dateline crossed */
+		h->vc = TORUS_VC(h->flags >> TORUS_F_PLAN1_SHIFT, 1, 0);
+		h->flags &= ~(TORUS_F_VIA | TORUS_F_PLAN1_MASK);
 		memset(h->via, 0, TORUS_MAX_AXES);
-		h->vc = TORUS_VC(TORUS_VC_PLAN(h->vc), 1, 0);
+	} else if (h->flags & TORUS_F_VIA) {
+		/* towards the intermediate is round 0, whatever was written */
+		h->vc = TORUS_VC(TORUS_VC_PLAN(h->vc), 0,
+				 TORUS_VC_DATELINE(h->vc));
 	}
-	/* the round follows the via state, whatever the sender wrote */
-	h->vc = TORUS_VC(TORUS_VC_PLAN(h->vc), !(h->flags & TORUS_F_VIA),
-			 TORUS_VC_DATELINE(h->vc));
 
 	p = torus_plan_get(ctx->plans, TORUS_VC_PLAN(h->vc));
 	if (!p || (p->ndims && p->ndims != g->ndims))

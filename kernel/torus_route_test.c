@@ -522,6 +522,42 @@ static void torus_route_exceptions(struct kunit *test)
 	kvfree(rt);
 }
 
+/* Each round its own plan: round 1's rides in the flags to the via. */
+static void torus_route_plan_per_round(struct kunit *test)
+{
+	struct torus_geom g = { .ndims = 2, .dims = { 4, 4 } };
+	struct torus_route_exc e = { .dst = { 2, 2 }, .via = { 2, 0 },
+				     .has_via = true, .dir = TORUS_DIR_NONE,
+				     .plan = 1, .plan1 = 2 };
+	struct torus_plans plans = { .present = BIT(1) | BIT(2) };
+	struct torus_rtable *rt;
+	struct torus_hdr h;
+	u8 why;
+
+	plans.plan[1] = (struct torus_plan){ .ndims = 2, .order = { 0, 1 } };
+	plans.plan[2] = (struct torus_plan){ .ndims = 2, .order = { 1, 0 } };
+	rt = torus_rtable_upsert(NULL, &e);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, e.dst, 8);
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, rt, &plans, &h, true,
+					       TORUS_DIR_NONE, &why),
+			TORUS_DIR(0, 0));
+	KUNIT_EXPECT_EQ(test, h.vc, TORUS_VC(1, 0, 0));
+	KUNIT_EXPECT_EQ(test, h.flags >> TORUS_F_PLAN1_SHIFT, 2);
+	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &g), TORUS_PASS);
+	/* at the intermediate (2,0): plan 2, round 1, flags clean */
+	g.coord[0] = 2;
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, NULL, &plans, &h, false,
+					       TORUS_DIR(0, 1), &why),
+			TORUS_DIR(1, 0));
+	KUNIT_EXPECT_EQ(test, h.vc, TORUS_VC(2, 1, 0));
+	KUNIT_EXPECT_EQ(test, h.flags, 0);
+	/* a round-1 plan without a via round is malformed */
+	h.flags = 2 << TORUS_F_PLAN1_SHIFT;
+	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &g), TORUS_DROP_MALFORMED);
+	kvfree(rt);
+}
+
 /* An exception's plan is set at the source; a missing plan is refused. */
 static void torus_route_exception_plan(struct kunit *test)
 {
@@ -681,21 +717,21 @@ struct torus_vc_case {
 static const struct torus_vc_case torus_vc_cases[] = {
 	/* 5 6 7 | 0 1 2: the wrap cable 7-0 sets the dateline */
 	{ "plus_crosses_wrap", 1, { 8 }, 0x1, TORUS_PLAN_PLUS, { 5 }, { 2 },
-	  false, {}, { VC(1, 1, 0), VC(1, 1, 0), VC(1, 1, 1), VC(1, 1, 1),
-		       VC(1, 1, 1) }, 5 },
+	  false, {}, { VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 1), VC(1, 0, 1),
+		       VC(1, 0, 1) }, 5 },
 	{ "minus_crosses_wrap", 1, { 8 }, 0x1, TORUS_PLAN_MINUS, { 1 }, { 6 },
-	  false, {}, { VC(1, 1, 0), VC(1, 1, 1), VC(1, 1, 1) }, 3 },
+	  false, {}, { VC(1, 0, 0), VC(1, 0, 1), VC(1, 0, 1) }, 3 },
 	{ "no_wrap_no_dateline", 1, { 8 }, 0x1, TORUS_PLAN_PLUS, { 1 }, { 4 },
-	  false, {}, { VC(1, 1, 0), VC(1, 1, 0), VC(1, 1, 0) }, 3 },
+	  false, {}, { VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 0) }, 3 },
 	/* x: 2 3 | 0 crosses; turning to y clears it */
 	{ "axis_change_clears", 2, { 4, 4 }, 0x3, TORUS_PLAN_SHORTEST,
 	  { 2, 0 }, { 0, 1 }, false, {},
-	  { VC(1, 1, 0), VC(1, 1, 1), VC(1, 1, 0) }, 3 },
+	  { VC(1, 0, 0), VC(1, 0, 1), VC(1, 0, 0) }, 3 },
 	/* a mesh has no wrap cable */
 	{ "mesh_never", 2, { 4, 4 }, 0x0, TORUS_PLAN_SHORTEST,
 	  { 3, 0 }, { 0, 3 }, false, {},
-	  { VC(1, 1, 0), VC(1, 1, 0), VC(1, 1, 0), VC(1, 1, 0),
-	    VC(1, 1, 0), VC(1, 1, 0) }, 6 },
+	  { VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 0),
+	    VC(1, 0, 0), VC(1, 0, 0) }, 6 },
 	/* round 0 to via 6 across 0-7, round 1 starts clean, crosses again */
 	{ "via_rounds", 1, { 8 }, 0x1, TORUS_PLAN_SHORTEST, { 0 }, { 2 },
 	  true, { 6 }, { VC(1, 0, 1), VC(1, 0, 1), VC(1, 1, 0), VC(1, 1, 1),
@@ -1011,6 +1047,7 @@ static struct kunit_case torus_route_test_cases[] = {
 	KUNIT_CASE(torus_rtable_revalidate_geom),
 	KUNIT_CASE(torus_route_exceptions),
 	KUNIT_CASE(torus_route_exception_plan),
+	KUNIT_CASE(torus_route_plan_per_round),
 	KUNIT_CASE_PARAM(torus_plan_all_pairs, torus_geom_gen_params),
 	KUNIT_CASE_PARAM(torus_vc_dateline, torus_vc_gen_params),
 	KUNIT_CASE_PARAM(torus_detour_one_cut, torus_detour_geom_gen_params),

@@ -102,23 +102,27 @@ def check_route_get(rack):
     ns = rack.ns(src)
     got = tjson(ns, "route", "get", "2,1")
     assert (got["why"], got["plan"], got["round"], got["vc"],
-            got["next_dir"]) == ("dor", 0, 1, 2, "+x"), got
+            got["next_dir"]) == ("dor", 0, 0, 0, "+x"), got
     # every node holds the same plans: transit nodes route by them
     for c in rack.nodes:
-        torus(rack.ns(c), "route", "plans", "1:yx:+,-")
-    torus(ns, "route", "add", "2,1", "via", "0,2", "plan", "1")
+        torus(rack.ns(c), "route", "plans", "1:yx:+,-", "2:xy")
+    torus(ns, "route", "add", "2,1", "via", "0,2", "plan", "1", "plan1",
+          "2")
     try:
         got = tjson(ns, "route", "get", "2,1")
         assert (got["why"], got["plan"], got["round"], got["vc"],
-                got["via"], got["next_dir"]) == \
-            ("exception", 1, 0, 4, [0, 2], "+y"), got
+                got["via"], got["next_dir"], got["plan1"]) == \
+            ("exception", 1, 0, 4, [0, 2], "+y", 2), got
         node = tjson(ns, "node", "show")[0]
-        assert node["plans"] == [{"index": 1, "order": "yx",
-                                  "policy": ["+", "-"]}], node["plans"]
-        # round 1 across the mesh: the frame keeps its plan
-        assert rack.ping(src, (2, 1)), "ping by plan 1 via (0,2)"
+        assert node["plans"] == [
+            {"index": 1, "order": "yx", "policy": ["+", "-"]},
+            {"index": 2, "order": "xy", "policy": ["shortest"] * 2}], \
+            node["plans"]
+        # round 0 by plan 1 to (0,2), round 1 by plan 2 on from there
+        assert rack.ping(src, (2, 1)), "ping by plans 1, 2 via (0,2)"
         text = torus(ns, "route", "get", "2,1").stdout
-        assert "why exception" in text and "plan 1" in text, text
+        assert "why exception" in text and "plan 1" in text and \
+            "plan1 2" in text, text
         res = torus(ns, "route", "add", "3,3", "plan", "8", check=False)
         assert res.returncode != 0 and "plan" in res.stderr, res.stderr
     finally:

@@ -263,6 +263,7 @@ int route_rec_parse(const struct nlmsghdr *nlh, struct torus_route_rec *r)
 	r->n_via = get_axes(rb[TORUS_ROUTE_A_VIA], r->via, NULL);
 	r->has_dir = get_u8(rb[TORUS_ROUTE_A_DIR], &r->dir);
 	r->has_plan = get_u8(rb[TORUS_ROUTE_A_PLAN], &r->plan);
+	r->has_plan1 = get_u8(rb[TORUS_ROUTE_A_PLAN1], &r->plan1);
 	r->has_generation = get_u32(tb[TORUS_A_ROUTES_GENERATION],
 				    &r->generation);
 	r->has_vc = get_u8(rb[TORUS_ROUTE_A_VC], &r->vc);
@@ -516,6 +517,8 @@ void route_rec_print(const struct torus_route_rec *r)
 		print_dir("dir", " dir %s", r->dir);
 	if (r->has_plan)
 		print_uint(PRINT_ANY, "plan", " plan %u", r->plan);
+	if (r->has_plan1)
+		print_uint(PRINT_ANY, "plan1", " plan1 %u", r->plan1);
 	if (r->has_generation)
 		print_uint(PRINT_ANY, "generation", " generation %u",
 			   r->generation);
@@ -546,6 +549,8 @@ void route_get_print(const struct torus_route_rec *r)
 		print_uint(PRINT_ANY, "round", " round %u",
 			   TORUS_VC_ROUND(r->vc));
 		print_uint(PRINT_ANY, "vc", " vc %u", r->vc);
+		if (r->has_plan1)
+			print_uint(PRINT_ANY, "plan1", " plan1 %u", r->plan1);
 	}
 	if (r->has_why)
 		print_string(PRINT_ANY, "why", " why %s",

@@ -88,6 +88,8 @@ struct torus_route_rec {
 	uint8_t		dir;
 	bool		has_plan;
 	uint8_t		plan;
+	bool		has_plan1;	/* round 1's plan, with via */
+	uint8_t		plan1;
 	bool		has_generation;	/* the table's, in dumps */
 	uint32_t	generation;
 	/* lookup results (route get) */

@@ -29,14 +29,16 @@ void route_usage(FILE *f)
 	fprintf(f,
 		"Usage: torus route show [ dev DEV ]\n"
 		"       torus route get COORD [ dev DEV ]\n"
-		"       torus route add COORD [ via COORD | dir DIR ] [ plan N ]\n"
-		"                       [ dev DEV ]\n"
+		"       torus route add COORD [ via COORD [ plan1 N ] | dir DIR ]\n"
+		"                       [ plan N ] [ dev DEV ]\n"
 		"       torus route del [ COORD ] [ dev DEV ]\n"
 		"       torus route batch { FILE | - } [ replace ] [ dev DEV ]\n"
 		"       torus route plans [ PLAN ... ] [ dev DEV ]\n"
 		"where  COORD := C[,C...]   0 <= C <= 255, one per axis\n"
 		"       DIR   := { +x | -x | ... | +e | -e }, a global direction\n"
-		"       N     := 0..7, the plan frames follow (0: dimension-ordered)\n"
+		"       N     := 0..7, the plan frames follow (0: dimension-ordered);\n"
+		"                \"plan\" for the first round, \"plan1\" from the via\n"
+		"                node on (default: the same)\n"
 		"       PLAN  := ID:ORDER[:P,P...]   ID 1..7, ORDER the axes in the\n"
 		"                order they are corrected (\"zyx\"), P per axis: s\n"
 		"                (shortest, ties +), + or - (which way round a ring)\n"
@@ -60,6 +62,8 @@ struct route_args {
 	uint8_t		dir;
 	bool		has_plan;
 	uint8_t		plan;
+	bool		has_plan1;
+	uint8_t		plan1;
 };
 
 /* COORD, dev DEV and, if @full, via COORD and dir DIR, in any order */
@@ -90,6 +94,15 @@ static int parse_route_args(int argc, char **argv, struct route_args *a,
 						 "a plan 0..7");
 			a->plan = (uint8_t)plan;
 			a->has_plan = true;
+		} else if (full && kw(argv[0], "plan1")) {
+			uint32_t plan;
+
+			NEXT_ARG(OBJ);
+			if (parse_u32(argv[0], TORUS_MAX_PLANS - 1, &plan))
+				return bad_value(OBJ, "plan1", argv[0],
+						 "a plan 0..7");
+			a->plan1 = (uint8_t)plan;
+			a->has_plan1 = true;
 		} else if (!a->n_dst) {
 			a->n_dst = parse_coord(argv[0], a->dst);
 			if (a->n_dst < 0) {
@@ -120,6 +133,8 @@ static void put_route(struct nlmsghdr *nlh, uint16_t type,
 		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_DIR, a->dir);
 	if (a->has_plan)
 		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_PLAN, a->plan);
+	if (a->has_plan1)
+		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_PLAN1, a->plan1);
 	mnl_attr_nest_end(nlh, nest);
 }
 
@@ -130,6 +145,8 @@ static int check_exception(const struct route_args *a)
 		return usage_error(OBJ, "missing COORD");
 	if (!a->n_via && !a->has_dir && !a->plan)
 		return usage_error(OBJ, "missing \"via COORD\", \"dir DIR\" or \"plan N\"");
+	if (a->has_plan1 && !a->n_via)
+		return usage_error(OBJ, "\"plan1\" is round 1's plan: it needs \"via COORD\"");
 	if (a->n_via && a->has_dir)
 		return usage_error(OBJ, "give \"via COORD\" or \"dir DIR\", not both");
 	return EXIT_OK;

@@ -80,6 +80,9 @@ enum torus_frame_type {
 /* torus_hdr.flags */
 #define TORUS_F_VIA		0x01	/* round 1: route to @via first */
 #define TORUS_F_DETOUR		0x02	/* a local detour was taken */
+/* while TORUS_F_VIA is set: the plan of round 1, taken at the via node */
+#define TORUS_F_PLAN1_SHIFT	5
+#define TORUS_F_PLAN1_MASK	0xe0
 
 /**
  * DOC: routing plans and virtual channels
@@ -91,12 +94,15 @@ enum torus_frame_type {
  * its header, so every node must hold the same plan table.
  *
  * torus_hdr.vc is the frame's virtual channel class:
- * vc = plan * 4 + round * 2 + dateline, where round is 0 while the frame
- * travels towards its intermediate node (TORUS_F_VIA) and 1 towards its
- * destination, and the dateline bit is set when the frame crosses the
- * wrap cable of the ring it travels on (from extent - 1 to 0 going "+",
- * from 0 to extent - 1 going "-") and cleared when it changes axis or
- * round.
+ * vc = plan * 4 + round * 2 + dateline, where plan is the plan of the
+ * current round, round is 0 for the first (or only) round, from the
+ * source to the intermediate node (TORUS_F_VIA) or straight to the
+ * destination, and 1 from the intermediate node on, and the dateline bit
+ * is set when the frame crosses the wrap cable of the ring it travels on
+ * (from extent - 1 to 0 going "+", from 0 to extent - 1 going "-") and
+ * cleared when it changes axis or round.  Each round may have its own
+ * plan: round 1's travels in the flags (TORUS_F_PLAN1_MASK) until the
+ * intermediate node puts it into vc.
  */
 #define TORUS_VC(plan, round, dateline) \
 	((__u8)(((plan) << 2) | ((round) ? 2 : 0) | ((dateline) ? 1 : 0)))
@@ -373,10 +379,12 @@ enum torus_pme_attr {
  * @TORUS_ROUTE_A_NEXT_PORT: u32, lookup result: ifindex of the port
  * @TORUS_ROUTE_A_EXCEPTION: flag, lookup result: an exception applied
  * @TORUS_ROUTE_A_HOPS: u32, lookup result: dimension-ordered hop count
- * @TORUS_ROUTE_A_PLAN: u8, the plan the frame follows (< TORUS_MAX_PLANS);
- *	in an exception, absent means plan 0
+ * @TORUS_ROUTE_A_PLAN: u8, the plan the frame follows (< TORUS_MAX_PLANS),
+ *	in its first round; in an exception, absent means plan 0
  * @TORUS_ROUTE_A_VC: u8, lookup result: the frame's vc on the first hop
  * @TORUS_ROUTE_A_WHY: u8, lookup result: enum torus_route_why
+ * @TORUS_ROUTE_A_PLAN1: u8, a via exception's plan for round 1 (from
+ *	the intermediate node on); absent means the same as @PLAN
  */
 enum torus_route_attr {
 	TORUS_ROUTE_A_UNSPEC,
@@ -390,6 +398,7 @@ enum torus_route_attr {
 	TORUS_ROUTE_A_PLAN,
 	TORUS_ROUTE_A_VC,
 	TORUS_ROUTE_A_WHY,
+	TORUS_ROUTE_A_PLAN1,
 	/* add new attributes above */
 	__TORUS_ROUTE_A_MAX,
 	TORUS_ROUTE_A_MAX = __TORUS_ROUTE_A_MAX - 1
