@@ -538,7 +538,8 @@ static void torus_route_plan_per_round(struct kunit *test)
 	plans.plan[2] = (struct torus_plan){ .ndims = 2, .order = { 1, 0 } };
 	rt = torus_rtable_upsert(NULL, &e);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
-	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, e.dst, 8);
+	torus_hdr_init(&h, TORUS_T_DATA, htons(ETH_P_IP), g.coord, e.dst,
+		       8);
 	KUNIT_EXPECT_EQ(test, torus_test_route(&g, rt, &plans, &h, true,
 					       TORUS_DIR_NONE, &why),
 			TORUS_DIR(0, 0));
@@ -753,7 +754,7 @@ static void torus_vc_dateline(struct kunit *test)
 	const struct torus_vc_case *c = test->param_value;
 	struct torus_geom g = { .ndims = c->ndims, .wrap = c->wrap };
 	struct torus_route_exc e = { .dir = TORUS_DIR_NONE, .plan = 1,
-				     .has_via = c->has_via };
+				     .plan1 = 1, .has_via = c->has_via };
 	struct torus_plans plans = { .present = BIT(1) };
 	u8 dir, why, in = TORUS_DIR_NONE;
 	struct torus_rtable *rt;
