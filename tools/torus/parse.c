@@ -600,25 +600,25 @@ int parse_plan(const char *s, uint8_t *index, uint8_t *order,
 	/* the order names the axes x, y, ... that the node has, once each */
 	if (!n || seen != (1u << n) - 1)
 		return -1;
-	if (*p == ':') {
-		for (p++; ; p++) {
-			if (np == n)
-				return -1;
-			if (*p == 's')
-				pol[np++] = TORUS_PLAN_SHORTEST;
-			else if (*p == '+')
-				pol[np++] = TORUS_PLAN_PLUS;
-			else if (*p == '-')
-				pol[np++] = TORUS_PLAN_MINUS;
-			else
-				return -1;
-			if (!p[1])
-				break;
-			if (p[1] != ',' || !p[2])
-				return -1;
-			p++;
-		}
+	/* ":P,P,...": one policy letter per axis, comma separated */
+	while (*p == ':' || *p == ',') {
+		p++;
+		if (np == n)
+			return -1;
+		if (*p == 's')
+			pol[np++] = TORUS_PLAN_SHORTEST;
+		else if (*p == '+')
+			pol[np++] = TORUS_PLAN_PLUS;
+		else if (*p == '-')
+			pol[np++] = TORUS_PLAN_MINUS;
+		else
+			return -1;
+		p++;
+		if (*p && *p != ',')
+			return -1;
 	}
+	if (*p)
+		return -1;
 	*index = (uint8_t)(s[0] - '0');
 	memcpy(order, o, n);
 	memcpy(policy, pol, sizeof(pol));
