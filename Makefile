@@ -9,6 +9,8 @@
 #                   built once from linux-source-6.1 (tests/vm/debug-kernel)
 #   make demo       run tests/vm/demo.sh in the VM
 #   make bench      run tests/bench/bench.sh in the VM
+#   make bench-routes  install time of 40,000 route exceptions in the VM,
+#                   beside a baseline build of torus.ko (ROUTES_BASELINE)
 #   make reliability  fault storm, churn and a 60 s hostile-frame flood in
 #                   the VM (~30 min); figures in build/reliability/results.json
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
@@ -35,7 +37,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench reliability bench-sim sim-sweep fuzz clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz clean distclean help
 
 all: module tools
 
@@ -107,6 +109,13 @@ reliability:
 		--json build/reliability/hostile.json
 
 # the simulator at Blue Gene/L scale (host only, no VM)
+# route exception install time, this build beside a baseline build
+# (tests/bench/bench-routes.sh; make check runs it without the baseline)
+bench-routes:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/bench/bench-routes.sh
+
 bench-sim:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory tools

@@ -82,7 +82,7 @@ void torus_node_change_commit(struct torus_node *node,
 	node->id = c->id;
 	node->leader = c->leader;
 	node->state = c->state;
-	node->role = c->role;
+	WRITE_ONCE(node->role, c->role);
 	node->hop_limit = c->hop_limit;
 	strscpy(node->reason, c->reason, sizeof(node->reason));
 	/*
@@ -95,6 +95,7 @@ void torus_node_change_commit(struct torus_node *node,
 		rcu_assign_pointer(node->routes, c->routes);
 		if (old)
 			kvfree_rcu(old, rcu);
+		node->routes_generation++;
 	}
 	torus_node_publish_fib(node, c->fib);
 	c->fib = NULL;

@@ -14,7 +14,7 @@ static_assert(ARRAY_SIZE(torus_drop_names) == __TORUS_DROP_MAX);
 
 static const char *const torus_counter_names[] = {
 	"rx_packets", "rx_bytes", "tx_packets", "tx_bytes", "fwd_packets",
-	"drops",
+	"detours", "drops",
 };
 
 #define TORUS_ETHTOOL_STATS \
@@ -62,6 +62,7 @@ static void torus_get_ethtool_stats(struct net_device *dev,
 	*data++ = st.tx_packets;
 	*data++ = st.tx_bytes;
 	*data++ = st.fwd_packets;
+	*data++ = st.detours;
 	*data++ = st.drops;
 	for (i = 0; i < __TORUS_DROP_MAX; i++)
 		*data++ = st.drop[i];

@@ -40,7 +40,9 @@ int torus_hdr_check(const struct torus_hdr *h, const struct torus_geom *g)
 		return TORUS_DROP_MALFORMED;
 	if (h->proto != htons(ETH_P_IP) && h->proto != htons(ETH_P_IPV6))
 		return TORUS_DROP_PROTO;
-	if (h->flags & ~TORUS_F_VIA)
+	if (h->flags & ~(TORUS_F_VIA | TORUS_F_DETOUR | TORUS_F_PLAN1_MASK) ||
+	    ((h->flags & TORUS_F_PLAN1_MASK) && !(h->flags & TORUS_F_VIA)) ||
+	    h->vc > TORUS_VC_MAX || h->traversed >> g->ndims)
 		return TORUS_DROP_MALFORMED;
 	if (!torus_coord_valid(g, h->dst) || !torus_coord_valid(g, h->src))
 		return TORUS_DROP_BAD_ADDR;

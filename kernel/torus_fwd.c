@@ -101,6 +101,52 @@ static void torus_port_queue_segments(struct torus_node *node,
 	}
 }
 
+/* The port can take a frame now. */
+static bool torus_port_usable(const struct torus_port *port)
+{
+	return port && netif_running(port->dev) && netif_carrier_ok(port->dev);
+}
+
+/**
+ * torus_fib_usable - the directions whose port can send now
+ * @fib: the node's forwarding state
+ *
+ * Return: a bit per global direction of the node's axes.
+ */
+u16 torus_fib_usable(const struct torus_fib *fib)
+{
+	unsigned int dir;
+	u16 usable = 0;
+
+	for (dir = 0; dir < 2 * fib->geom.ndims; dir++)
+		if (torus_port_usable(fib->map[dir]))
+			usable |= BIT(dir);
+	return usable;
+}
+
+/* Route a frame here: TORUS_PASS with *dir set, or a drop reason. */
+static int torus_fwd_route(struct torus_node *node,
+			   const struct torus_fib *fib, struct torus_hdr *h,
+			   u8 in_dir, bool at_source, u8 *dir)
+{
+	struct torus_route_ctx ctx = {
+		.g = &fib->geom,
+		.rt = rcu_dereference(node->routes),
+		.plans = rcu_dereference(node->plans),
+		.usable = torus_fib_usable(fib),
+		.in_dir = in_dir,
+		.at_source = at_source,
+	};
+	u8 why;
+
+	*dir = torus_route(&ctx, h, &why);
+	if (unlikely(*dir == TORUS_ROUTE_NO_PLAN))
+		return TORUS_DROP_NO_PLAN;
+	if (unlikely(why == TORUS_WHY_DETOUR))
+		torus_stats_detour(node->stats);
+	return TORUS_PASS;
+}
+
 /* Send a frame (data at its torus header) out of the port for @dir. */
 static void torus_port_send(struct torus_node *node,
 			    const struct torus_fib *fib, struct sk_buff *skb,
@@ -114,7 +160,7 @@ static void torus_port_send(struct torus_node *node,
 		return;
 	}
 	odev = out->dev;
-	if (unlikely(!netif_running(odev) || !netif_carrier_ok(odev))) {
+	if (unlikely(!torus_port_usable(out))) {
 		torus_drop(node, out, skb, TORUS_DROP_LINK_DOWN);
 		return;
 	}
@@ -211,13 +257,17 @@ netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev)
 	const struct torus_fib *fib;
 	u8 dst[TORUS_MAX_AXES], dir;
 	struct torus_hdr *h;
-	bool exception;
 	int reason;
 
 	rcu_read_lock();
 	fib = rcu_dereference(node->fib);
 	if (unlikely(!fib || !fib->placed)) {
 		reason = TORUS_DROP_NOT_PLACED;
+		goto drop;
+	}
+	/* a lamb forwards for others but is no endpoint */
+	if (unlikely(READ_ONCE(node->role) == TORUS_ROLE_LAMB)) {
+		reason = TORUS_DROP_LAMB;
 		goto drop;
 	}
 	reason = torus_skb_ip_coord(skb, 0, skb->protocol, &fib->geom, false,
@@ -233,8 +283,9 @@ netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev)
 	h = skb_push(skb, TORUS_HDR_LEN);
 	torus_hdr_init(h, TORUS_T_DATA, skb->protocol, fib->geom.coord, dst,
 		       fib->hop_limit);
-	dir = torus_next_dir(&fib->geom, rcu_dereference(node->routes), h,
-			     true, &exception);
+	reason = torus_fwd_route(node, fib, h, TORUS_DIR_NONE, true, &dir);
+	if (unlikely(reason != TORUS_PASS))
+		goto drop;
 	if (dir == TORUS_DIR_NONE) {
 		/* to ourselves: normally the stack loops this back itself */
 		torus_deliver_prepare(node, skb, h->proto);
@@ -259,7 +310,6 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	struct torus_node *node = port->node;
 	const struct torus_fib *fib;
 	struct torus_hdr *h;
-	bool exception;
 	int reason;
 	u8 dir;
 
@@ -313,9 +363,15 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	}
 	h = (struct torus_hdr *)skb->data;
 
-	dir = torus_next_dir(&fib->geom, rcu_dereference(node->routes), h,
-			     false, &exception);
+	reason = torus_fwd_route(node, fib, h,
+				 torus_port_global_dir(fib, port), false, &dir);
+	if (unlikely(reason != TORUS_PASS))
+		goto drop;
 	if (dir == TORUS_DIR_NONE) {
+		if (unlikely(READ_ONCE(node->role) == TORUS_ROLE_LAMB)) {
+			reason = TORUS_DROP_LAMB;
+			goto drop;
+		}
 		reason = torus_check_source(skb, &fib->geom);
 		if (unlikely(reason != TORUS_PASS))
 			goto drop;

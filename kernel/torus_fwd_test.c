@@ -340,6 +340,90 @@ static void torus_fwd_peer_down_reason(struct kunit *test)
 			0ULL);
 }
 
+/* A lamb forwards for others, but frames for it are dropped and
+ * counted, and so is what its own stack sends.
+ */
+static void torus_fwd_lamb_is_no_endpoint(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct torus_node *node = netdev_priv(fx->node);
+	static const u8 far[TORUS_MAX_AXES] = { 2 };
+	struct torus_stats st;
+	struct sk_buff *skb;
+	struct iphdr *iph;
+
+	WRITE_ONCE(node->role, TORUS_ROLE_LAMB);
+	/* transit: still forwarded */
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 1U);
+	/* for the lamb itself: dropped */
+	torus_fwd_send(test, torus_fwd_frame(fx, fx->a_port->dev_addr, 1,
+					     torus_fwd_addr(0)));
+	torus_stats_read(node->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.rx_packets, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.drop[TORUS_DROP_LAMB], 1ULL);
+
+	/* from the lamb's own stack: dropped before it leaves */
+	skb = alloc_skb(NET_SKB_PAD + TORUS_NEEDED_HEADROOM + 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, NET_SKB_PAD + TORUS_NEEDED_HEADROOM);
+	iph = skb_put_zero(skb, 64);
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->tot_len = htons(64);
+	iph->saddr = torus_fwd_addr(1);
+	iph->daddr = torus_coord_to_addr4(far);
+	skb_reset_network_header(skb);
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = fx->node;
+	local_bh_disable();
+	torus_node_xmit(skb, fx->node);
+	local_bh_enable();
+	KUNIT_EXPECT_EQ(test, torus_fwd_wait(fx), 1U);
+	torus_stats_read(node->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.tx_packets, 0ULL);
+	KUNIT_EXPECT_EQ(test, st.drop[TORUS_DROP_LAMB], 2ULL);
+	WRITE_ONCE(node->role, TORUS_ROLE_STATIC);
+}
+
+/* A forwarded frame keeps its plan and round, and its dateline while
+ * it stays on the axis it arrived on.
+ */
+static void torus_fwd_sets_vc(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct torus_hdr *h;
+	struct sk_buff *skb;
+
+	/* round 1 of plan 0, past a dateline, going on along x */
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	h = (struct torus_hdr *)(skb->data + ETH_HLEN);
+	h->vc = TORUS_VC(0, 1, 1);
+	KUNIT_ASSERT_EQ(test, torus_fwd_send(test, skb), 1U);
+	skb = skb_peek(&fx->captured);
+	KUNIT_ASSERT_TRUE(test, pskb_may_pull(skb, TORUS_HDR_LEN));
+	h = (struct torus_hdr *)skb->data;
+	KUNIT_EXPECT_EQ(test, h->vc, TORUS_VC(0, 1, 1));
+}
+
+/* A frame whose plan this node does not hold is not guessed at. */
+static void torus_fwd_plan_missing_dropped(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct torus_hdr *h;
+	struct sk_buff *skb;
+
+	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	h = (struct torus_hdr *)(skb->data + ETH_HLEN);
+	h->vc = TORUS_VC(5, 1, 0);
+	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 0U);
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->node, TORUS_DROP_NO_PLAN),
+			1ULL);
+}
+
 static struct kunit_case torus_fwd_test_cases[] = {
 	KUNIT_CASE(torus_fwd_forwards),
 	KUNIT_CASE(torus_fwd_checksum_complete),
@@ -348,6 +432,9 @@ static struct kunit_case torus_fwd_test_cases[] = {
 	KUNIT_CASE(torus_fwd_spoofed_dropped),
 	KUNIT_CASE(torus_fwd_cut_cable_carries_nothing),
 	KUNIT_CASE(torus_fwd_peer_down_reason),
+	KUNIT_CASE(torus_fwd_lamb_is_no_endpoint),
+	KUNIT_CASE(torus_fwd_sets_vc),
+	KUNIT_CASE(torus_fwd_plan_missing_dropped),
 	{}
 };
 

@@ -55,6 +55,25 @@ static const struct nla_policy torus_route_policy[TORUS_ROUTE_A_MAX + 1] = {
 	[TORUS_ROUTE_A_NEXT_PORT]	= { .type = NLA_REJECT },
 	[TORUS_ROUTE_A_EXCEPTION]	= { .type = NLA_REJECT },
 	[TORUS_ROUTE_A_HOPS]		= { .type = NLA_REJECT },
+	[TORUS_ROUTE_A_PLAN]	= NLA_POLICY_MAX(NLA_U8, TORUS_MAX_PLANS - 1),
+	[TORUS_ROUTE_A_VC]		= { .type = NLA_REJECT },
+	[TORUS_ROUTE_A_WHY]		= { .type = NLA_REJECT },
+	[TORUS_ROUTE_A_PLAN1]	= NLA_POLICY_MAX(NLA_U8, TORUS_MAX_PLANS - 1),
+};
+
+static const struct nla_policy torus_plan_order_policy[TORUS_MAX_AXES + 1] = {
+	[1 ... TORUS_MAX_AXES] = NLA_POLICY_MAX(NLA_U8, TORUS_MAX_AXES - 1),
+};
+
+static const struct nla_policy torus_plan_dirs_policy[TORUS_MAX_AXES + 1] = {
+	[1 ... TORUS_MAX_AXES] = NLA_POLICY_MAX(NLA_U8, TORUS_PLAN_POLICY_MAX),
+};
+
+static const struct nla_policy torus_plan_policy[TORUS_PLAN_A_MAX + 1] = {
+	[TORUS_PLAN_A_INDEX]	= NLA_POLICY_RANGE(NLA_U8, 1,
+						   TORUS_MAX_PLANS - 1),
+	[TORUS_PLAN_A_ORDER]	= NLA_POLICY_NESTED(torus_plan_order_policy),
+	[TORUS_PLAN_A_POLICY]	= NLA_POLICY_NESTED(torus_plan_dirs_policy),
 };
 
 static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
@@ -80,6 +99,9 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_GENERATION]	= { .type = NLA_REJECT },
 	[TORUS_A_LEADER]	= { .type = NLA_U64 },
 	[TORUS_A_ROUTES_REPLACE]	= { .type = NLA_FLAG },
+	[TORUS_A_PLAN]		= NLA_POLICY_NESTED(torus_plan_policy),
+	[TORUS_A_ROUTES_GENERATION]	= { .type = NLA_REJECT },
+	[TORUS_A_ROUTES_COUNT]	= { .type = NLA_REJECT },
 };
 
 /* ---- parsing helpers ---- */
@@ -228,6 +250,8 @@ static int torus_nl_put_stats(struct sk_buff *skb, int type,
 			      TORUS_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, TORUS_STATS_A_FWD_PACKETS, st->fwd_packets,
 			      TORUS_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, TORUS_STATS_A_DETOURS, st->detours,
+			      TORUS_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, TORUS_STATS_A_DROPS, st->drops,
 			      TORUS_STATS_A_PAD))
 		goto cancel;
@@ -245,6 +269,56 @@ static int torus_nl_put_stats(struct sk_buff *skb, int type,
 cancel:
 	nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
+}
+
+/* One plan as a TORUS_A_PLAN nest. */
+static int torus_nl_put_plan(struct sk_buff *skb, unsigned int index,
+			     const struct torus_plan *p)
+{
+	struct nlattr *nest, *order, *dirs;
+	unsigned int i;
+
+	nest = nla_nest_start(skb, TORUS_A_PLAN);
+	if (!nest || nla_put_u8(skb, TORUS_PLAN_A_INDEX, index))
+		goto cancel;
+	order = nla_nest_start(skb, TORUS_PLAN_A_ORDER);
+	if (!order)
+		goto cancel;
+	for (i = 0; i < p->ndims; i++)
+		if (nla_put_u8(skb, i + 1, p->order[i]))
+			goto cancel;
+	nla_nest_end(skb, order);
+	dirs = nla_nest_start(skb, TORUS_PLAN_A_POLICY);
+	if (!dirs)
+		goto cancel;
+	for (i = 0; i < p->ndims; i++)
+		if (nla_put_u8(skb, TORUS_AXIS_A(i), p->policy[i]))
+			goto cancel;
+	nla_nest_end(skb, dirs);
+	nla_nest_end(skb, nest);
+	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
+}
+
+/* The node's routing state: table generation and size, its plans. */
+static int torus_nl_put_routing(struct sk_buff *skb, struct torus_node *node)
+{
+	const struct torus_rtable *rt = rtnl_dereference(node->routes);
+	const struct torus_plans *plans = rtnl_dereference(node->plans);
+	unsigned int i;
+
+	if (nla_put_u32(skb, TORUS_A_ROUTES_GENERATION,
+			node->routes_generation) ||
+	    nla_put_u32(skb, TORUS_A_ROUTES_COUNT, rt ? rt->count : 0))
+		return -EMSGSIZE;
+	for (i = 1; plans && i < TORUS_MAX_PLANS; i++)
+		if (plans->present & BIT(i) &&
+		    torus_nl_put_plan(skb, i, &plans->plan[i]))
+			return -EMSGSIZE;
+	return 0;
 }
 
 static int torus_nl_fill_node(struct sk_buff *skb, struct torus_node *node,
@@ -273,7 +347,8 @@ static int torus_nl_fill_node(struct sk_buff *skb, struct torus_node *node,
 	     torus_nl_put_axes(skb, TORUS_A_DIMS, &fib->geom, TORUS_A_DIMS) ||
 	     torus_nl_put_axes(skb, TORUS_A_WRAP, &fib->geom, TORUS_A_WRAP)))
 		goto cancel;
-	if (torus_nl_put_stats(skb, TORUS_A_STATS, &st))
+	if (torus_nl_put_stats(skb, TORUS_A_STATS, &st) ||
+	    torus_nl_put_routing(skb, node))
 		goto cancel;
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -785,11 +860,12 @@ static int torus_nl_route_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u8 dst[TORUS_MAX_AXES], dir;
 	struct torus_node *node;
 	struct torus_port *out;
+	struct torus_route_ctx ctx;
 	struct torus_hdr h;
 	struct sk_buff *msg;
 	struct nlattr *nest;
-	bool exception;
 	void *hdr;
+	u8 why;
 	int err;
 
 	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_ROUTE))
@@ -827,8 +903,21 @@ static int torus_nl_route_get_doit(struct sk_buff *skb, struct genl_info *info)
 	/* the same decision the data path makes for a frame sent here */
 	torus_hdr_init(&h, TORUS_T_DATA, 0, fib->geom.coord, dst,
 		       fib->hop_limit);
-	dir = torus_next_dir(&fib->geom, rtnl_dereference(node->routes), &h,
-			     true, &exception);
+	ctx = (struct torus_route_ctx) {
+		.g = &fib->geom,
+		.rt = rtnl_dereference(node->routes),
+		.plans = rtnl_dereference(node->plans),
+		.usable = torus_fib_usable(fib),
+		.in_dir = TORUS_DIR_NONE,
+		.at_source = true,
+	};
+	dir = torus_route(&ctx, &h, &why);
+	if (dir == TORUS_ROUTE_NO_PLAN) {
+		NL_SET_ERR_MSG(extack,
+			       "torus: the exception names a plan the node does not have");
+		err = -ENOENT;
+		goto err_unlock;
+	}
 	out = dir < TORUS_MAX_DIRS ? fib->map[dir] : NULL;
 
 	err = -EMSGSIZE;
@@ -846,7 +935,14 @@ static int torus_nl_route_get_doit(struct sk_buff *skb, struct genl_info *info)
 			torus_dor_hops(&fib->geom, fib->geom.coord, dst)) ||
 	    (out && nla_put_u32(msg, TORUS_ROUTE_A_NEXT_PORT,
 				out->dev->ifindex)) ||
-	    (exception && nla_put_flag(msg, TORUS_ROUTE_A_EXCEPTION)) ||
+	    (why == TORUS_WHY_EXCEPTION &&
+	     nla_put_flag(msg, TORUS_ROUTE_A_EXCEPTION)) ||
+	    nla_put_u8(msg, TORUS_ROUTE_A_PLAN, TORUS_VC_PLAN(h.vc)) ||
+	    ((h.flags & TORUS_F_VIA) &&
+	     nla_put_u8(msg, TORUS_ROUTE_A_PLAN1,
+			h.flags >> TORUS_F_PLAN1_SHIFT)) ||
+	    nla_put_u8(msg, TORUS_ROUTE_A_VC, h.vc) ||
+	    nla_put_u8(msg, TORUS_ROUTE_A_WHY, why) ||
 	    ((h.flags & TORUS_F_VIA) &&
 	     torus_nl_put_coord(msg, TORUS_ROUTE_A_VIA, h.via,
 				fib->geom.ndims)))
@@ -874,14 +970,20 @@ static int torus_nl_fill_route(struct sk_buff *skb, struct torus_node *node,
 	if (!hdr)
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, TORUS_A_IFINDEX, node->dev->ifindex) ||
-	    nla_put_u32(skb, TORUS_A_GENERATION, node->generation))
+	    nla_put_u32(skb, TORUS_A_GENERATION, node->generation) ||
+	    nla_put_u32(skb, TORUS_A_ROUTES_GENERATION,
+			node->routes_generation))
 		goto cancel;
 	nest = nla_nest_start(skb, TORUS_A_ROUTE);
 	if (!nest ||
 	    torus_nl_put_coord(skb, TORUS_ROUTE_A_DST, exc->dst, ndims) ||
 	    (exc->has_via &&
 	     torus_nl_put_coord(skb, TORUS_ROUTE_A_VIA, exc->via, ndims)) ||
-	    (!exc->has_via && nla_put_u8(skb, TORUS_ROUTE_A_DIR, exc->dir)))
+	    (exc->dir != TORUS_DIR_NONE &&
+	     nla_put_u8(skb, TORUS_ROUTE_A_DIR, exc->dir)) ||
+	    nla_put_u8(skb, TORUS_ROUTE_A_PLAN, exc->plan) ||
+	    (exc->has_via &&
+	     nla_put_u8(skb, TORUS_ROUTE_A_PLAN1, exc->plan1)))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
@@ -935,8 +1037,10 @@ out:
 }
 
 /*
- * One exception from a TORUS_A_ROUTE-style nest: a destination and one
- * of via or dir, in the node's geometry @g.
+ * One exception from a TORUS_A_ROUTE-style nest: a destination and at
+ * most one of via or dir, and a plan, in the node's geometry @g; an
+ * exception that changes nothing (neither via, dir nor a plan) is
+ * refused.
  */
 static int torus_nl_parse_exc(struct nlattr *nest, const struct torus_geom *g,
 			      struct torus_route_exc *exc,
@@ -950,12 +1054,25 @@ static int torus_nl_parse_exc(struct nlattr *nest, const struct torus_geom *g,
 	if (err)
 		return err;
 	if (!tb[TORUS_ROUTE_A_DST] ||
-	    !tb[TORUS_ROUTE_A_VIA] == !tb[TORUS_ROUTE_A_DIR]) {
+	    (tb[TORUS_ROUTE_A_VIA] && tb[TORUS_ROUTE_A_DIR]) ||
+	    (!tb[TORUS_ROUTE_A_VIA] && !tb[TORUS_ROUTE_A_DIR] &&
+	     (!tb[TORUS_ROUTE_A_PLAN] || !nla_get_u8(tb[TORUS_ROUTE_A_PLAN])))) {
 		NL_SET_ERR_MSG_ATTR(extack, nest,
-				    "torus: an exception needs a destination and one of via or dir");
+				    "torus: an exception needs a destination and one of via, dir or a plan other than 0");
 		return -EINVAL;
 	}
 	memset(exc, 0, sizeof(*exc));
+	if (tb[TORUS_ROUTE_A_PLAN])
+		exc->plan = nla_get_u8(tb[TORUS_ROUTE_A_PLAN]);
+	exc->plan1 = exc->plan;
+	if (tb[TORUS_ROUTE_A_PLAN1]) {
+		if (!tb[TORUS_ROUTE_A_VIA]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_ROUTE_A_PLAN1],
+					    "torus: a plan for round 1 needs an intermediate node (via)");
+			return -EINVAL;
+		}
+		exc->plan1 = nla_get_u8(tb[TORUS_ROUTE_A_PLAN1]);
+	}
 	err = torus_nl_parse_coord(tb[TORUS_ROUTE_A_DST], g, exc->dst, extack);
 	if (err)
 		return err;
@@ -968,6 +1085,8 @@ static int torus_nl_parse_exc(struct nlattr *nest, const struct torus_geom *g,
 		exc->has_via = true;
 		return 0;
 	}
+	if (!tb[TORUS_ROUTE_A_DIR])
+		return 0;
 	exc->dir = nla_get_u8(tb[TORUS_ROUTE_A_DIR]);
 	if (TORUS_DIR_AXIS(exc->dir) >= g->ndims) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_ROUTE_A_DIR],
@@ -1000,6 +1119,7 @@ static void torus_nl_publish_routes(struct torus_node *node,
 	if (old)
 		kvfree_rcu(old, rcu);
 	node->generation++;
+	node->routes_generation++;
 }
 
 static int torus_nl_route_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1156,6 +1276,113 @@ out:
 	return err;
 }
 
+/* ---- plans ---- */
+
+/* One TORUS_A_PLAN nest into @plans, for a node of @ndims axes. */
+static int torus_nl_parse_plan(struct nlattr *nest, u8 ndims,
+			       struct torus_plans *plans,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[TORUS_PLAN_A_MAX + 1];
+	u32 order[TORUS_MAX_AXES], dirs[TORUS_MAX_AXES];
+	struct torus_plan *p;
+	unsigned int i, index;
+	u32 seen = 0;
+	int n, err;
+
+	err = nla_parse_nested(tb, TORUS_PLAN_A_MAX, nest, torus_plan_policy,
+			       extack);
+	if (err)
+		return err;
+	if (!tb[TORUS_PLAN_A_INDEX] || !tb[TORUS_PLAN_A_ORDER]) {
+		NL_SET_ERR_MSG_ATTR(extack, nest,
+				    "torus: a plan needs an index and an axis order");
+		return -EINVAL;
+	}
+	index = nla_get_u8(tb[TORUS_PLAN_A_INDEX]);
+	if (plans->present & BIT(index)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_PLAN_A_INDEX],
+				    "torus: plan given twice");
+		return -EEXIST;
+	}
+	n = torus_nl_parse_axes(tb[TORUS_PLAN_A_ORDER], order, extack);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++)
+		seen |= order[i] < ndims ? BIT(order[i]) : 0;
+	if (n != ndims || seen != BIT(ndims) - 1) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_PLAN_A_ORDER],
+				    "torus: the order must name each of the node's axes once");
+		return -EINVAL;
+	}
+	memset(dirs, 0, sizeof(dirs));
+	if (tb[TORUS_PLAN_A_POLICY]) {
+		n = torus_nl_parse_axes(tb[TORUS_PLAN_A_POLICY], dirs, extack);
+		if (n < 0)
+			return n;
+		if (n > ndims) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_PLAN_A_POLICY],
+					    "torus: policy on an axis the node does not have");
+			return -ERANGE;
+		}
+	}
+	p = &plans->plan[index];
+	p->ndims = ndims;
+	for (i = 0; i < TORUS_MAX_AXES; i++) {
+		p->order[i] = i < ndims ? order[i] : i;
+		p->policy[i] = dirs[i];
+	}
+	plans->present |= BIT(index);
+	return 0;
+}
+
+static int torus_nl_plan_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct netlink_ext_ack *extack = info->extack;
+	struct torus_plans *plans, *old;
+	const struct torus_geom *g;
+	struct torus_node *node;
+	struct nlattr *attr;
+	int err = 0, rem;
+
+	plans = kzalloc(sizeof(*plans), GFP_KERNEL);
+	if (!plans)
+		return -ENOMEM;
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	g = torus_nl_route_geom(node, extack);
+	if (!g) {
+		err = -ENETUNREACH;
+		goto out;
+	}
+	/* TORUS_A_PLAN repeated: info->attrs[] holds only the last */
+	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
+			  genlmsg_len(info->genlhdr), rem) {
+		if (nla_type(attr) != TORUS_A_PLAN)
+			continue;
+		err = torus_nl_parse_plan(attr, g->ndims, plans, extack);
+		if (err)
+			goto out;
+	}
+	old = rtnl_dereference(node->plans);
+	rcu_assign_pointer(node->plans, plans->present ? plans : NULL);
+	if (!plans->present)
+		kfree(plans);
+	plans = NULL;
+	if (old)
+		kfree_rcu(old, rcu);
+	node->generation++;
+	torus_notify_node(node);
+out:
+	rtnl_unlock();
+	kfree(plans);
+	return err;
+}
+
 /*
  * Changes need CAP_NET_ADMIN in the user namespace owning the netns the
  * request acts in, as for ip link (GENL_UNS_ADMIN_PERM): a user
@@ -1224,6 +1451,11 @@ static const struct genl_ops torus_genl_ops[] = {
 	{
 		.cmd	= TORUS_CMD_ROUTE_BATCH,
 		.doit	= torus_nl_route_batch_doit,
+		.internal_flags	= TORUS_NL_ADMIN,
+	},
+	{
+		.cmd	= TORUS_CMD_PLAN_SET,
+		.doit	= torus_nl_plan_set_doit,
 		.internal_flags	= TORUS_NL_ADMIN,
 	},
 };

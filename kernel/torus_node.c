@@ -285,6 +285,7 @@ static int torus_node_init(struct net_device *dev)
 	fib->hop_limit = TORUS_HOP_LIMIT_DEFAULT;
 	RCU_INIT_POINTER(node->fib, fib);
 	RCU_INIT_POINTER(node->routes, NULL);
+	RCU_INIT_POINTER(node->plans, NULL);
 	return 0;
 }
 
@@ -293,6 +294,7 @@ static void torus_node_uninit(struct net_device *dev)
 {
 	struct torus_node *node = netdev_priv(dev);
 	struct torus_port *port, *tmp;
+	struct torus_plans *plans;
 	struct torus_rtable *rt;
 	struct torus_fib *fib;
 
@@ -306,6 +308,10 @@ static void torus_node_uninit(struct net_device *dev)
 	RCU_INIT_POINTER(node->routes, NULL);
 	if (rt)
 		kvfree_rcu(rt, rcu);
+	plans = rtnl_dereference(node->plans);
+	RCU_INIT_POINTER(node->plans, NULL);
+	if (plans)
+		kfree_rcu(plans, rcu);
 }
 
 static void torus_node_free(struct net_device *dev)

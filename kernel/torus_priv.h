@@ -35,19 +35,59 @@ struct torus_geom {
  * @via: intermediate node, valid if @has_via
  * @dir: leave by this global direction, TORUS_DIR_NONE if unused
  * @has_via: route to @via first (lambs' first round)
+ * @plan: the plan of the frame's first round (0: DOR)
+ * @plan1: the plan of round 1, from @via on (@has_via only)
  */
 struct torus_route_exc {
 	u8 dst[TORUS_MAX_AXES];
 	u8 via[TORUS_MAX_AXES];
 	u8 dir;
 	bool has_via;
+	u8 plan;
+	u8 plan1;
 };
 
-/* Sorted by @dst; replaced as a whole under RTNL, read under RCU. */
+/**
+ * struct torus_rtable - the exception table, replaced as a whole under
+ *	RTNL, read under RCU
+ * @rcu: deferred free
+ * @count: number of exceptions
+ * @hash_mask: number of hash slots - 1 (a power of two, >= 2 * @count)
+ * @slot: open-addressing hash index over @exc by destination: entry
+ *	index + 1, 0 for an empty slot; lives after @exc
+ * @exc: the exceptions, sorted by @dst (dumps, merges)
+ */
 struct torus_rtable {
 	struct rcu_head rcu;
 	u32 count;
+	u32 hash_mask;
+	u32 *slot;
 	struct torus_route_exc exc[];
+};
+
+/**
+ * struct torus_plan - one routing plan
+ * @ndims: the number of axes the plan was made for; a plan for another
+ *	geometry is not used
+ * @order: the axes in the order they are corrected
+ * @policy: enum torus_plan_policy per axis
+ */
+struct torus_plan {
+	u8 ndims;
+	u8 order[TORUS_MAX_AXES];
+	u8 policy[TORUS_MAX_AXES];
+};
+
+/**
+ * struct torus_plans - a node's plan table, replaced as a whole
+ * @rcu: deferred free
+ * @present: bit per plan index installed (plan 0 is always DOR)
+ * @plan: the plans, by index
+ */
+struct torus_plans {
+	struct rcu_head rcu;
+	u8 present;
+	struct torus_plan plan[TORUS_MAX_PLANS];
 };
 
 struct torus_stats {
@@ -56,6 +96,7 @@ struct torus_stats {
 	u64 tx_packets;
 	u64 tx_bytes;
 	u64 fwd_packets;
+	u64 detours;
 	u64 drops;
 	u64 drop[__TORUS_DROP_MAX];
 };
@@ -71,6 +112,7 @@ struct torus_pcpu_stats {
 	u64_stats_t tx_packets;
 	u64_stats_t tx_bytes;
 	u64_stats_t fwd_packets;
+	u64_stats_t detours;
 	u64_stats_t drops[__TORUS_DROP_MAX];
 	struct u64_stats_sync syncp;
 	struct torus_stats base;
@@ -119,6 +161,7 @@ struct torus_fib {
  * @ports: enslaved ports (RTNL)
  * @fib: forwarding state (RCU; written under RTNL)
  * @routes: route exceptions (RCU; written under RTNL)
+ * @plans: routing plans 1.. (RCU; written under RTNL), NULL: only DOR
  * @stats: node counters
  * @id: unique node id
  * @leader: id of the leader of the frame the coordinates are in
@@ -127,12 +170,14 @@ struct torus_fib {
  * @hop_limit: configured hop limit, 0 for the default
  * @reason: why the node is in its state
  * @generation: bumped on every change, reported in dumps
+ * @routes_generation: bumped on every install of @routes
  */
 struct torus_node {
 	struct net_device *dev;
 	struct list_head ports;
 	struct torus_fib __rcu *fib;
 	struct torus_rtable __rcu *routes;
+	struct torus_plans __rcu *plans;
 	struct torus_pcpu_stats __percpu *stats;
 	u64 id;
 	u64 leader;
@@ -141,6 +186,7 @@ struct torus_node {
 	u8 hop_limit;
 	char reason[TORUS_REASON_LEN];
 	u32 generation;
+	u32 routes_generation;
 };
 
 /**
@@ -165,8 +211,38 @@ u8 torus_dor_next_dir(const struct torus_geom *g, const u8 *cur,
 		      const u8 *dst);
 unsigned int torus_dor_hops(const struct torus_geom *g, const u8 *src,
 			    const u8 *dst);
-u8 torus_next_dir(const struct torus_geom *g, const struct torus_rtable *rt,
-		  struct torus_hdr *h, bool at_source, bool *exception);
+u8 torus_plan_next_dir(const struct torus_geom *g, const struct torus_plan *p,
+		       const u8 *cur, const u8 *dst, u8 skip_axes);
+const struct torus_plan *torus_plan_get(const struct torus_plans *plans,
+					unsigned int index);
+
+/**
+ * struct torus_route_ctx - what a node knows when it routes a frame
+ * @g: its geometry
+ * @rt: route exceptions, may be NULL
+ * @plans: plans, may be NULL (only plan 0)
+ * @usable: bit per global direction whose port can send now
+ * @in_dir: global direction of the port the frame arrived on,
+ *	TORUS_DIR_NONE at the source or on an unmapped port
+ * @at_source: the frame is being originated here
+ */
+struct torus_route_ctx {
+	const struct torus_geom *g;
+	const struct torus_rtable *rt;
+	const struct torus_plans *plans;
+	u16 usable;
+	u8 in_dir;
+	bool at_source;
+};
+
+/* torus_route() result besides a direction */
+#define TORUS_ROUTE_NO_PLAN	0xfe	/* drop: TORUS_DROP_NO_PLAN */
+
+u8 torus_route(const struct torus_route_ctx *ctx, struct torus_hdr *h,
+	       u8 *why);
+u8 torus_detour_dir(const struct torus_geom *g, const struct torus_plan *p,
+		    struct torus_hdr *h, u8 blocked, u16 usable);
+u8 torus_vc_next(const struct torus_geom *g, u8 vc, u8 in_dir, u8 out_dir);
 int torus_addr4_to_coord(const struct torus_geom *g, __be32 addr, u8 *coord);
 int torus_addr6_to_coord(const struct torus_geom *g,
 			 const struct in6_addr *addr, u8 *coord);
@@ -193,6 +269,7 @@ void torus_stats_reset(struct torus_pcpu_stats __percpu *p);
 void torus_stats_rx(struct torus_pcpu_stats __percpu *p, unsigned int len);
 void torus_stats_tx(struct torus_pcpu_stats __percpu *p, unsigned int len);
 void torus_stats_fwd(struct torus_pcpu_stats __percpu *p);
+void torus_stats_detour(struct torus_pcpu_stats __percpu *p);
 void torus_stats_drop(struct torus_pcpu_stats __percpu *p,
 		      enum torus_drop_reason reason);
 
@@ -217,6 +294,7 @@ int torport_set_cable(struct net_device *dev, int carrier, s64 loss_ppm,
 /* torus_fwd.c: data path */
 netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev);
 rx_handler_result_t torus_handle_frame(struct sk_buff **pskb);
+u16 torus_fib_usable(const struct torus_fib *fib);
 
 /* torus_gso.c: segmentation of fabric frames */
 void torus_gso_init(void);

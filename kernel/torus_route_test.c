@@ -4,7 +4,9 @@
  * exceptions.
  */
 #include <kunit/test.h>
+#include <linux/ktime.h>
 #include <linux/slab.h>
+#include <linux/timekeeping.h>
 
 #include "torus_priv.h"
 
@@ -426,8 +428,43 @@ static void torus_rtable_revalidate_geom(struct kunit *test)
 	kvfree(rt);
 }
 
+/* Every port of a fabric without faults: both ways on each axis that
+ * has a neighbour that way (meshes end, rings of one have none).
+ */
+static u16 torus_test_usable(const struct torus_geom *g, const u8 *cur)
+{
+	unsigned int axis;
+	u16 usable = 0;
+
+	for (axis = 0; axis < g->ndims; axis++) {
+		if (g->dims[axis] < 2)
+			continue;
+		if ((g->wrap & BIT(axis)) || cur[axis] + 1 < g->dims[axis])
+			usable |= BIT(TORUS_DIR(axis, 0));
+		if ((g->wrap & BIT(axis)) || cur[axis] > 0)
+			usable |= BIT(TORUS_DIR(axis, 1));
+	}
+	return usable;
+}
+
+/* One routing decision at @g->coord, every port up. */
+static u8 torus_test_route(const struct torus_geom *g,
+			   const struct torus_rtable *rt,
+			   const struct torus_plans *plans,
+			   struct torus_hdr *h, bool at_source, u8 in_dir,
+			   u8 *why)
+{
+	struct torus_route_ctx ctx = {
+		.g = g, .rt = rt, .plans = plans,
+		.usable = torus_test_usable(g, g->coord),
+		.in_dir = in_dir, .at_source = at_source,
+	};
+
+	return torus_route(&ctx, h, why);
+}
+
 /* Lambs' two rounds: to the intermediate node first, then on. */
-static void torus_next_dir_exceptions(struct kunit *test)
+static void torus_route_exceptions(struct kunit *test)
 {
 	struct torus_geom g = { .ndims = 2, .dims = { 4, 4 }, .wrap = 0x3 };
 	struct torus_route_exc e = { .dst = { 2, 0 }, .via = { 0, 1 },
@@ -436,31 +473,34 @@ static void torus_next_dir_exceptions(struct kunit *test)
 	static const u8 origin[TORUS_MAX_AXES];
 	struct torus_rtable *rt;
 	struct torus_hdr h;
-	bool exc;
-	u8 dir;
+	u8 dir, why;
 
 	rt = torus_rtable_upsert(NULL, &e);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
 
-	/* at the source (0,0): towards via (0,1), +y */
+	/* at the source (0,0): towards via (0,1), +y, round 0 */
 	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, e.dst, 8);
-	dir = torus_next_dir(&g, rt, &h, true, &exc);
+	dir = torus_test_route(&g, rt, NULL, &h, true, TORUS_DIR_NONE, &why);
 	KUNIT_EXPECT_EQ(test, dir, TORUS_DIR(1, 0));
-	KUNIT_EXPECT_TRUE(test, exc);
+	KUNIT_EXPECT_EQ(test, why, TORUS_WHY_EXCEPTION);
 	KUNIT_EXPECT_TRUE(test, h.flags & TORUS_F_VIA);
+	KUNIT_EXPECT_EQ(test, h.vc, TORUS_VC(0, 0, 0));
 
 	/* at the intermediate node: round two, x first */
 	g.coord[1] = 1;
-	dir = torus_next_dir(&g, rt, &h, false, &exc);
+	dir = torus_test_route(&g, rt, NULL, &h, false, TORUS_DIR(1, 1),
+			       &why);
 	KUNIT_EXPECT_EQ(test, dir, TORUS_DIR(0, 0));
 	KUNIT_EXPECT_FALSE(test, h.flags & TORUS_F_VIA);
+	KUNIT_EXPECT_EQ(test, h.vc, TORUS_VC(0, 1, 0));
 
 	/* a transit node does not start a via round of its own */
 	g.coord[0] = 1;
 	g.coord[1] = 3;
 	torus_hdr_init(&h, TORUS_T_DATA, 0, origin, e.dst, 8);
-	dir = torus_next_dir(&g, rt, &h, false, &exc);
-	KUNIT_EXPECT_FALSE(test, exc);
+	dir = torus_test_route(&g, rt, NULL, &h, false, TORUS_DIR(0, 1),
+			       &why);
+	KUNIT_EXPECT_EQ(test, why, TORUS_WHY_DOR);
 	KUNIT_EXPECT_EQ(test, dir, TORUS_DIR(0, 0));
 	kvfree(rt);
 
@@ -469,14 +509,531 @@ static void torus_next_dir_exceptions(struct kunit *test)
 	e.dir = TORUS_DIR(1, 1);
 	rt = torus_rtable_upsert(NULL, &e);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
-	dir = torus_next_dir(&g, rt, &h, false, &exc);
-	KUNIT_EXPECT_TRUE(test, exc);
+	dir = torus_test_route(&g, rt, NULL, &h, false, TORUS_DIR(0, 1),
+			       &why);
+	KUNIT_EXPECT_EQ(test, why, TORUS_WHY_EXCEPTION);
 	KUNIT_EXPECT_EQ(test, dir, TORUS_DIR(1, 1));
 	/* ...but not at the destination itself */
 	memcpy(g.coord, e.dst, TORUS_MAX_AXES);
-	KUNIT_EXPECT_EQ(test, torus_next_dir(&g, rt, &h, false, &exc),
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, rt, NULL, &h, false,
+					       TORUS_DIR(0, 1), &why),
 			TORUS_DIR_NONE);
+	KUNIT_EXPECT_EQ(test, why, TORUS_WHY_LOCAL);
 	kvfree(rt);
+}
+
+/* Each round its own plan: round 1's rides in the flags to the via. */
+static void torus_route_plan_per_round(struct kunit *test)
+{
+	struct torus_geom g = { .ndims = 2, .dims = { 4, 4 } };
+	struct torus_route_exc e = { .dst = { 2, 2 }, .via = { 2, 0 },
+				     .has_via = true, .dir = TORUS_DIR_NONE,
+				     .plan = 1, .plan1 = 2 };
+	struct torus_plans plans = { .present = BIT(1) | BIT(2) };
+	struct torus_rtable *rt;
+	struct torus_hdr h;
+	u8 why;
+
+	plans.plan[1] = (struct torus_plan){ .ndims = 2, .order = { 0, 1 } };
+	plans.plan[2] = (struct torus_plan){ .ndims = 2, .order = { 1, 0 } };
+	rt = torus_rtable_upsert(NULL, &e);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
+	torus_hdr_init(&h, TORUS_T_DATA, htons(ETH_P_IP), g.coord, e.dst,
+		       8);
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, rt, &plans, &h, true,
+					       TORUS_DIR_NONE, &why),
+			TORUS_DIR(0, 0));
+	KUNIT_EXPECT_EQ(test, h.vc, TORUS_VC(1, 0, 0));
+	KUNIT_EXPECT_EQ(test, h.flags >> TORUS_F_PLAN1_SHIFT, 2);
+	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &g), TORUS_PASS);
+	/* at the intermediate (2,0): plan 2, round 1, flags clean */
+	g.coord[0] = 2;
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, NULL, &plans, &h, false,
+					       TORUS_DIR(0, 1), &why),
+			TORUS_DIR(1, 0));
+	KUNIT_EXPECT_EQ(test, h.vc, TORUS_VC(2, 1, 0));
+	KUNIT_EXPECT_EQ(test, h.flags, 0);
+	/* a round-1 plan without a via round is malformed */
+	h.flags = 2 << TORUS_F_PLAN1_SHIFT;
+	KUNIT_EXPECT_EQ(test, torus_hdr_check(&h, &g), TORUS_DROP_MALFORMED);
+	kvfree(rt);
+}
+
+/* An exception's plan is set at the source; a missing plan is refused. */
+static void torus_route_exception_plan(struct kunit *test)
+{
+	struct torus_geom g = { .ndims = 2, .dims = { 4, 4 }, .wrap = 0x3 };
+	struct torus_route_exc e = { .dst = { 1, 1 }, .dir = TORUS_DIR_NONE,
+				     .plan = 3 };
+	struct torus_plans plans = { .present = BIT(3) };
+	struct torus_rtable *rt;
+	struct torus_hdr h;
+	u8 why;
+
+	plans.plan[3] = (struct torus_plan){ .ndims = 2, .order = { 1, 0 } };
+	rt = torus_rtable_upsert(NULL, &e);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, e.dst, 8);
+	/* plan 3: y first */
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, rt, &plans, &h, true,
+					       TORUS_DIR_NONE, &why),
+			TORUS_DIR(1, 0));
+	KUNIT_EXPECT_EQ(test, why, TORUS_WHY_EXCEPTION);
+	KUNIT_EXPECT_EQ(test, TORUS_VC_PLAN(h.vc), 3);
+	/* a transit node without plan 3 cannot route the frame */
+	g.coord[1] = 1;
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, NULL, NULL, &h, false,
+					       TORUS_DIR(1, 1), &why),
+			TORUS_ROUTE_NO_PLAN);
+	/* nor one whose plan 3 was made for another geometry */
+	plans.plan[3].ndims = 3;
+	KUNIT_EXPECT_EQ(test, torus_test_route(&g, NULL, &plans, &h, false,
+					       TORUS_DIR(1, 1), &why),
+			TORUS_ROUTE_NO_PLAN);
+	kvfree(rt);
+}
+
+/* The hops plan @p takes on @axis from @s to @d, computed apart. */
+static unsigned int torus_test_plan_axis_hops(const struct torus_geom *g,
+					      const struct torus_plan *p,
+					      unsigned int axis, int s, int d)
+{
+	int ext = g->dims[axis];
+	int up = ((d - s) % ext + ext) % ext;
+
+	if (!(g->wrap & BIT(axis)))
+		return abs(d - s);
+	if (p->policy[axis] == TORUS_PLAN_PLUS)
+		return up;
+	if (p->policy[axis] == TORUS_PLAN_MINUS)
+		return (ext - up) % ext;
+	return min(up, ext - up);
+}
+
+/* Plans to walk: reversed order, fixed ring directions, mixed. */
+static void torus_test_plans(const struct torus_geom *g,
+			     struct torus_plans *plans)
+{
+	unsigned int i, axis;
+
+	memset(plans, 0, sizeof(*plans));
+	plans->present = BIT(1) | BIT(2) | BIT(3);
+	for (i = 1; i <= 3; i++) {
+		struct torus_plan *p = &plans->plan[i];
+
+		p->ndims = g->ndims;
+		for (axis = 0; axis < g->ndims; axis++) {
+			p->order[axis] = i == 2 ? axis : g->ndims - 1 - axis;
+			p->policy[axis] = i == 1 ? TORUS_PLAN_PLUS :
+					  i == 2 ? TORUS_PLAN_MINUS :
+					  axis % 3;
+		}
+	}
+}
+
+/*
+ * Every plan, every pair: the walk arrives in exactly the plan's hop
+ * count, never leaves a mesh, corrects the axes in the plan's order and
+ * keeps the plan in its vc.
+ */
+static void torus_plan_all_pairs(struct kunit *test)
+{
+	const struct torus_geom_case *c = test->param_value;
+	u8 src[TORUS_MAX_AXES], dst[TORUS_MAX_AXES];
+	struct torus_plans plans;
+	unsigned int n, s, d, pi;
+	struct torus_geom g;
+
+	torus_geom_from_case(c, &g);
+	torus_test_plans(&g, &plans);
+	n = torus_geom_nodes(&g);
+	for (pi = 0; pi <= 3; pi++) {
+		const struct torus_plan *p = torus_plan_get(&plans, pi);
+		struct torus_route_exc e = { .dir = TORUS_DIR_NONE,
+					     .plan = pi };
+
+		for (s = 0; s < n; s++) {
+			torus_index_to_coord(&g, s, src);
+			for (d = 0; d < n; d++) {
+				unsigned int hops = 0, want = 0, pos = 0, i;
+				struct torus_rtable *rt = NULL;
+				struct torus_hdr h;
+				u8 dir, why, in = TORUS_DIR_NONE;
+
+				torus_index_to_coord(&g, d, dst);
+				for (i = 0; i < g.ndims; i++)
+					want += torus_test_plan_axis_hops(&g, p, i,
+									  src[i],
+									  dst[i]);
+				memcpy(e.dst, dst, TORUS_MAX_AXES);
+				if (pi && s != d) {
+					rt = torus_rtable_upsert(NULL, &e);
+					KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
+				}
+				memcpy(g.coord, src, TORUS_MAX_AXES);
+				torus_hdr_init(&h, TORUS_T_DATA, 0, src, dst,
+					       255);
+				while ((dir = torus_test_route(&g, rt, &plans,
+							       &h, !hops, in,
+							       &why)) !=
+				       TORUS_DIR_NONE) {
+					KUNIT_ASSERT_LT(test, dir,
+							(u8)TORUS_MAX_DIRS);
+					while (pos < g.ndims &&
+					       p->order[pos] != TORUS_DIR_AXIS(dir))
+						pos++;
+					KUNIT_ASSERT_LT(test, pos,
+							(unsigned int)g.ndims);
+					KUNIT_ASSERT_EQ(test,
+							TORUS_VC_PLAN(h.vc), pi);
+					KUNIT_ASSERT_TRUE(test,
+							  torus_step(&g, g.coord,
+								     dir));
+					in = TORUS_DIR_OPPOSITE(dir);
+					KUNIT_ASSERT_LE(test, ++hops, want);
+				}
+				kvfree(rt);
+				KUNIT_EXPECT_EQ(test, hops, want);
+				KUNIT_EXPECT_FALSE(test, h.flags & TORUS_F_DETOUR);
+			}
+		}
+	}
+}
+
+struct torus_vc_case {
+	const char *name;
+	u8 ndims;
+	u16 dims[TORUS_MAX_AXES];
+	u8 wrap;
+	u8 policy;		/* on every axis */
+	u8 src[TORUS_MAX_AXES];
+	u8 dst[TORUS_MAX_AXES];
+	bool has_via;
+	u8 via[TORUS_MAX_AXES];
+	u8 vc[8];		/* on each hop, in order */
+	unsigned int hops;
+};
+
+#define VC TORUS_VC
+static const struct torus_vc_case torus_vc_cases[] = {
+	/* 5 6 7 | 0 1 2: the wrap cable 7-0 sets the dateline */
+	{ "plus_crosses_wrap", 1, { 8 }, 0x1, TORUS_PLAN_PLUS, { 5 }, { 2 },
+	  false, {}, { VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 1), VC(1, 0, 1),
+		       VC(1, 0, 1) }, 5 },
+	{ "minus_crosses_wrap", 1, { 8 }, 0x1, TORUS_PLAN_MINUS, { 1 }, { 6 },
+	  false, {}, { VC(1, 0, 0), VC(1, 0, 1), VC(1, 0, 1) }, 3 },
+	{ "no_wrap_no_dateline", 1, { 8 }, 0x1, TORUS_PLAN_PLUS, { 1 }, { 4 },
+	  false, {}, { VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 0) }, 3 },
+	/* x: 2 3 | 0 crosses; turning to y clears it */
+	{ "axis_change_clears", 2, { 4, 4 }, 0x3, TORUS_PLAN_SHORTEST,
+	  { 2, 0 }, { 0, 1 }, false, {},
+	  { VC(1, 0, 0), VC(1, 0, 1), VC(1, 0, 0) }, 3 },
+	/* a mesh has no wrap cable */
+	{ "mesh_never", 2, { 4, 4 }, 0x0, TORUS_PLAN_SHORTEST,
+	  { 3, 0 }, { 0, 3 }, false, {},
+	  { VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 0), VC(1, 0, 0),
+	    VC(1, 0, 0), VC(1, 0, 0) }, 6 },
+	/* round 0 to via 6 across 0-7, round 1 starts clean, crosses again */
+	{ "via_rounds", 1, { 8 }, 0x1, TORUS_PLAN_SHORTEST, { 0 }, { 2 },
+	  true, { 6 }, { VC(1, 0, 1), VC(1, 0, 1), VC(1, 1, 0), VC(1, 1, 1),
+			 VC(1, 1, 1), VC(1, 1, 1) }, 6 },
+};
+
+#undef VC
+
+static void torus_vc_case_desc(const struct torus_vc_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(torus_vc, torus_vc_cases, torus_vc_case_desc);
+
+/* vc = plan * 4 + round * 2 + dateline, hop by hop. */
+static void torus_vc_dateline(struct kunit *test)
+{
+	const struct torus_vc_case *c = test->param_value;
+	struct torus_geom g = { .ndims = c->ndims, .wrap = c->wrap };
+	struct torus_route_exc e = { .dir = TORUS_DIR_NONE, .plan = 1,
+				     .plan1 = 1, .has_via = c->has_via };
+	struct torus_plans plans = { .present = BIT(1) };
+	u8 dir, why, in = TORUS_DIR_NONE;
+	struct torus_rtable *rt;
+	unsigned int hops = 0, axis;
+	struct torus_hdr h;
+
+	memcpy(g.dims, c->dims, sizeof(g.dims));
+	memcpy(g.coord, c->src, TORUS_MAX_AXES);
+	plans.plan[1].ndims = c->ndims;
+	for (axis = 0; axis < c->ndims; axis++) {
+		plans.plan[1].order[axis] = axis;
+		plans.plan[1].policy[axis] = c->policy;
+	}
+	memcpy(e.dst, c->dst, TORUS_MAX_AXES);
+	memcpy(e.via, c->via, TORUS_MAX_AXES);
+	rt = torus_rtable_upsert(NULL, &e);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
+	torus_hdr_init(&h, TORUS_T_DATA, 0, c->src, c->dst, 255);
+	while ((dir = torus_test_route(&g, rt, &plans, &h, !hops, in,
+				       &why)) != TORUS_DIR_NONE) {
+		KUNIT_ASSERT_LT(test, hops, c->hops);
+		KUNIT_EXPECT_EQ_MSG(test, h.vc, c->vc[hops], "hop %u", hops);
+		KUNIT_ASSERT_TRUE(test, torus_step(&g, g.coord, dir));
+		in = TORUS_DIR_OPPOSITE(dir);
+		hops++;
+	}
+	KUNIT_EXPECT_EQ(test, hops, c->hops);
+	kvfree(rt);
+}
+
+/* Is the cable leaving @cur by @dir the cut one (either end)? */
+static bool torus_test_is_cut(const struct torus_geom *g, const u8 *cur,
+			      u8 dir, const u8 *cut_at, u8 cut_dir)
+{
+	u8 far[TORUS_MAX_AXES];
+
+	if (dir == cut_dir && !memcmp(cur, cut_at, TORUS_MAX_AXES))
+		return true;
+	if (dir != TORUS_DIR_OPPOSITE(cut_dir))
+		return false;
+	memcpy(far, cut_at, TORUS_MAX_AXES);
+	return torus_step(g, far, cut_dir) &&
+	       !memcmp(far, cur, TORUS_MAX_AXES);
+}
+
+/*
+ * Walk from @src to @dst with the cable at @cut_at, @cut_dir cut.
+ * Return: hops taken, or -1 if a node had no way on (the frame would be
+ * dropped as link_down).
+ */
+static int torus_test_walk_cut(struct kunit *test, struct torus_geom *g,
+			       const u8 *src, const u8 *dst, const u8 *cut_at,
+			       u8 cut_dir, struct torus_hdr *h)
+{
+	u8 dir, why, in = TORUS_DIR_NONE;
+	int hops = 0;
+
+	memcpy(g->coord, src, TORUS_MAX_AXES);
+	torus_hdr_init(h, TORUS_T_DATA, 0, src, dst, 255);
+	for (;;) {
+		struct torus_route_ctx ctx = {
+			.g = g, .in_dir = in, .at_source = !hops,
+			.usable = torus_test_usable(g, g->coord),
+		};
+		unsigned int d;
+
+		for (d = 0; d < 2 * g->ndims; d++)
+			if (torus_test_is_cut(g, g->coord, d, cut_at, cut_dir))
+				ctx.usable &= ~BIT(d);
+		dir = torus_route(&ctx, h, &why);
+		if (dir == TORUS_DIR_NONE)
+			return hops;
+		if (!(ctx.usable & BIT(dir)))
+			return -1;
+		if (!torus_step(g, g->coord, dir) || ++hops > 255)
+			return -2;
+		in = TORUS_DIR_OPPOSITE(dir);
+	}
+}
+
+static const struct torus_geom_case torus_detour_geoms[] = {
+	{ "mesh4x4", 2, { 4, 4 }, 0x0 },
+	{ "torus4x4", 2, { 4, 4 }, 0x3 },
+	{ "mesh3x3x3", 3, { 3, 3, 3 }, 0x0 },
+	{ "torus4x4x4", 3, { 4, 4, 4 }, 0x7 },
+	{ "mixed4x3x5", 3, { 4, 3, 5 }, 0x5 },
+	{ "torus2x2x2", 3, { 2, 2, 2 }, 0x7 },
+	{ "mesh2x3x2x2", 4, { 2, 3, 2, 2 }, 0x0 },
+};
+
+KUNIT_ARRAY_PARAM(torus_detour_geom, torus_detour_geoms, torus_geom_case_desc);
+
+/*
+ * One cable cut, before any route is installed: every pair still
+ * arrives, pairs whose DOR path avoids the cable take it unchanged, and
+ * a detoured frame takes at most its distance + 2 * (ndims - 1) hops.
+ */
+static void torus_detour_one_cut(struct kunit *test)
+{
+	const struct torus_geom_case *c = test->param_value;
+	u8 src[TORUS_MAX_AXES], dst[TORUS_MAX_AXES], cut[TORUS_MAX_AXES];
+	unsigned int n, s, d, k, detoured = 0;
+	struct torus_geom g;
+	struct torus_hdr h;
+
+	torus_geom_from_case(c, &g);
+	n = torus_geom_nodes(&g);
+	/* a spread of cables: node k * 5, axis k % ndims, both signs */
+	for (k = 0; k < 12; k++) {
+		u8 cut_dir = TORUS_DIR(k % g.ndims, (k / g.ndims) & 1);
+
+		torus_index_to_coord(&g, (k * 5) % n, cut);
+		memcpy(g.coord, cut, TORUS_MAX_AXES);
+		if (!(torus_test_usable(&g, cut) & BIT(cut_dir)))
+			continue;
+		for (s = 0; s < n; s++) {
+			torus_index_to_coord(&g, s, src);
+			for (d = 0; d < n; d++) {
+				unsigned int want;
+				int hops;
+
+				torus_index_to_coord(&g, d, dst);
+				want = torus_dor_hops(&g, src, dst);
+				hops = torus_test_walk_cut(test, &g, src, dst,
+							   cut, cut_dir, &h);
+				KUNIT_ASSERT_GE_MSG(test, hops, 0,
+						    "cut %u dir %u pair %u->%u",
+						    k, cut_dir, s, d);
+				KUNIT_EXPECT_LE(test, hops,
+						(int)(want + 2 * (g.ndims - 1)));
+				if (!(h.flags & TORUS_F_DETOUR))
+					KUNIT_EXPECT_EQ(test, hops, (int)want);
+				detoured += !!(h.flags & TORUS_F_DETOUR);
+			}
+		}
+	}
+	KUNIT_EXPECT_GT(test, detoured, 0U);
+}
+
+/* Which way a detour goes, step by step. */
+static void torus_detour_choices(struct kunit *test)
+{
+	struct torus_geom g = { .ndims = 2, .dims = { 3, 3 } };
+	static const u8 dst_diag[TORUS_MAX_AXES] = { 2, 2 };
+	static const u8 dst_row[TORUS_MAX_AXES] = { 2, 0 };
+	static const u8 top[TORUS_MAX_AXES] = { 2, 2 };
+	const struct torus_plan *dor = torus_plan_get(NULL, 0);
+	struct torus_hdr h;
+	u16 usable;
+
+	/* +x cut at (0,0), to (2,2): +y is productive, no axis spent */
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, dst_diag, 8);
+	usable = torus_test_usable(&g, g.coord) & ~BIT(TORUS_DIR(0, 0));
+	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 0),
+					       usable), TORUS_DIR(1, 0));
+	KUNIT_EXPECT_EQ(test, h.traversed, 0);
+	KUNIT_EXPECT_TRUE(test, h.flags & TORUS_F_DETOUR);
+
+	/* to (2,0): nothing productive; a non-minimal +y spends y */
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, dst_row, 8);
+	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 0),
+					       usable), TORUS_DIR(1, 0));
+	KUNIT_EXPECT_EQ(test, h.traversed, BIT(1));
+	/* y spent: no second non-minimal step on it */
+	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 0),
+					       usable), TORUS_DIR_NONE);
+
+	/* at the mesh's corner (2,2) going -x to (0,2): only -y is there */
+	memcpy(g.coord, top, TORUS_MAX_AXES);
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, g.coord, 8);
+	h.dst[0] = 0;
+	usable = torus_test_usable(&g, g.coord) & ~BIT(TORUS_DIR(0, 1));
+	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 1),
+					       usable), TORUS_DIR(1, 1));
+
+	/* a ring where both ways are as long: either is productive */
+	g.wrap = 0x3;
+	g.dims[0] = 4;
+	g.dims[1] = 4;
+	memset(g.coord, 0, TORUS_MAX_AXES);
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, g.coord, 8);
+	h.dst[0] = 1;
+	h.dst[1] = 2;
+	usable = torus_test_usable(&g, g.coord) &
+		 ~(BIT(TORUS_DIR(0, 0)) | BIT(TORUS_DIR(1, 0)));
+	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 0),
+					       usable), TORUS_DIR(1, 1));
+	KUNIT_EXPECT_EQ(test, h.traversed, 0);
+
+	/* a line has no other axis: no detour, the caller drops */
+	g.ndims = 1;
+	memset(g.coord, 0, TORUS_MAX_AXES);
+	torus_hdr_init(&h, TORUS_T_DATA, 0, g.coord, dst_row, 8);
+	KUNIT_EXPECT_EQ(test, torus_detour_dir(&g, dor, &h, TORUS_DIR(0, 0),
+					       0), TORUS_DIR_NONE);
+	KUNIT_EXPECT_FALSE(test, h.flags & TORUS_F_DETOUR);
+}
+
+/* Time @rounds lookups of every key; ns per lookup. */
+static u64 torus_test_time_lookups(const struct torus_rtable *rt,
+				   const struct torus_route_exc *keys,
+				   u32 nkeys, unsigned int rounds,
+				   unsigned int *found)
+{
+	unsigned int r, i;
+	u64 t0 = ktime_get_ns();
+
+	*found = 0;
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < nkeys; i++)
+			*found += !!torus_rtable_lookup(rt, keys[i].dst);
+	return div_u64(ktime_get_ns() - t0, rounds * nkeys);
+}
+
+#define TORUS_TEST_BIG 40000
+
+/*
+ * The table of a node in a 256x256 fabric with 40,000 exceptions (3%
+ * dead nodes): every one is found, nothing else is, and a lookup costs
+ * about what it costs in a table of 64 (hashing is O(1)).
+ */
+static void torus_rtable_large(struct kunit *test)
+{
+	struct torus_route_exc *batch, *keys;
+	struct torus_rtable *big, *small;
+	unsigned int i, found, absent = 0;
+	u64 t0, build_ns, ns_small, ns_big;
+	u8 missing[TORUS_MAX_AXES] = {};
+
+	batch = kvcalloc(TORUS_TEST_BIG, sizeof(*batch), GFP_KERNEL);
+	keys = kvcalloc(TORUS_TEST_BIG, sizeof(*keys), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, batch);
+	KUNIT_ASSERT_NOT_NULL(test, keys);
+	for (i = 0; i < TORUS_TEST_BIG; i++) {
+		/* a scattered, duplicate-free set of destinations */
+		u32 node = (i * 40503u) & 0xffff;
+
+		batch[i].dst[0] = node & 0xff;
+		batch[i].dst[1] = node >> 8;
+		batch[i].dir = TORUS_DIR(i & 1, 0);
+		batch[i].plan = i & 7;
+	}
+	memcpy(keys, batch, TORUS_TEST_BIG * sizeof(*keys));
+	t0 = ktime_get_ns();
+	big = torus_rtable_build(NULL, batch, TORUS_TEST_BIG, true,
+				 GFP_KERNEL);
+	build_ns = ktime_get_ns() - t0;
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(big));
+	small = torus_rtable_build(NULL, batch, 64, true, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(small));
+
+	for (i = 0; i < TORUS_TEST_BIG; i++) {
+		const struct torus_route_exc *e;
+
+		e = torus_rtable_lookup(big, keys[i].dst);
+		KUNIT_ASSERT_NOT_NULL(test, e);
+		KUNIT_ASSERT_EQ(test, e->plan, keys[i].plan);
+		KUNIT_ASSERT_EQ(test, e->dir, keys[i].dir);
+	}
+	for (i = 0; i < 0x10000; i++) {
+		missing[0] = i & 0xff;
+		missing[1] = i >> 8;
+		absent += !torus_rtable_lookup(big, missing);
+	}
+	KUNIT_EXPECT_EQ(test, absent, 0x10000U - TORUS_TEST_BIG);
+
+	ns_small = torus_test_time_lookups(small, small->exc, 64, 2000,
+					   &found);
+	KUNIT_EXPECT_EQ(test, found, 64U * 2000);
+	ns_big = torus_test_time_lookups(big, keys, TORUS_TEST_BIG, 3, &found);
+	KUNIT_EXPECT_EQ(test, found, 3U * TORUS_TEST_BIG);
+	kunit_info(test,
+		   "build of %u exceptions: %llu us; lookup: %llu ns in a table of 64, %llu ns in one of %u\n",
+		   TORUS_TEST_BIG, div_u64(build_ns, 1000), ns_small, ns_big,
+		   TORUS_TEST_BIG);
+	kvfree(small);
+	kvfree(big);
+	kvfree(keys);
+	kvfree(batch);
 }
 
 static struct kunit_case torus_route_test_cases[] = {
@@ -489,7 +1046,14 @@ static struct kunit_case torus_route_test_cases[] = {
 	KUNIT_CASE_PARAM(torus_diameter_is_longest_path, torus_geom_gen_params),
 	KUNIT_CASE(torus_rtable_batch),
 	KUNIT_CASE(torus_rtable_revalidate_geom),
-	KUNIT_CASE(torus_next_dir_exceptions),
+	KUNIT_CASE(torus_route_exceptions),
+	KUNIT_CASE(torus_route_exception_plan),
+	KUNIT_CASE(torus_route_plan_per_round),
+	KUNIT_CASE_PARAM(torus_plan_all_pairs, torus_geom_gen_params),
+	KUNIT_CASE_PARAM(torus_vc_dateline, torus_vc_gen_params),
+	KUNIT_CASE_PARAM(torus_detour_one_cut, torus_detour_geom_gen_params),
+	KUNIT_CASE(torus_detour_choices),
+	KUNIT_CASE(torus_rtable_large),
 	{}
 };
 

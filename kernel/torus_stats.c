@@ -36,6 +36,7 @@ static void torus_stats_fetch(const struct torus_pcpu_stats *s,
 		c->tx_packets = u64_stats_read(&s->tx_packets);
 		c->tx_bytes = u64_stats_read(&s->tx_bytes);
 		c->fwd_packets = u64_stats_read(&s->fwd_packets);
+		c->detours = u64_stats_read(&s->detours);
 		for (i = 0; i < __TORUS_DROP_MAX; i++)
 			c->drop[i] = u64_stats_read(&s->drops[i]);
 	} while (u64_stats_fetch_retry(&s->syncp, start));
@@ -69,6 +70,7 @@ void torus_stats_read(struct torus_pcpu_stats __percpu *p,
 		out->tx_packets += c.tx_packets - b.tx_packets;
 		out->tx_bytes += c.tx_bytes - b.tx_bytes;
 		out->fwd_packets += c.fwd_packets - b.fwd_packets;
+		out->detours += c.detours - b.detours;
 		for (i = 0; i < __TORUS_DROP_MAX; i++) {
 			out->drop[i] += c.drop[i] - b.drop[i];
 			out->drops += c.drop[i] - b.drop[i];
@@ -137,5 +139,14 @@ void torus_stats_drop(struct torus_pcpu_stats __percpu *p,
 		reason = TORUS_DROP_MALFORMED;
 	u64_stats_update_begin(&s->syncp);
 	u64_stats_inc(&s->drops[reason]);
+	u64_stats_update_end(&s->syncp);
+}
+
+void torus_stats_detour(struct torus_pcpu_stats __percpu *p)
+{
+	struct torus_pcpu_stats *s = this_cpu_ptr(p);
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_inc(&s->detours);
 	u64_stats_update_end(&s->syncp);
 }

@@ -9,6 +9,7 @@
  * the netlink policy makes them valid), then the received frame:
  *   u8 ndims, u8 wrap, u8 dims[8] (extent - 1), u8 coord[8] (mod extent),
  *   u8 nroutes (mod 8), per route: u8 dst[8], u8 kind, u8 via_or_dir[8],
+ *   u16 usable ports (bit per direction), u8 arrival direction,
  *   then the frame from the torus header on (any length).
  * Invariants checked beyond the sanitizers: a frame that passes
  * torus_hdr_check() is routed out on an axis the node has or delivered
@@ -110,17 +111,29 @@ static void kf_check_dor(const struct torus_geom *g, const u8 *dst)
 
 static void kf_route(const struct torus_geom *g,
 		     const struct torus_rtable *rt, const struct torus_hdr *h,
-		     bool at_source)
+		     bool at_source, u16 usable, u8 in_dir)
 {
+	struct torus_route_ctx ctx = {
+		.g = g, .rt = rt, .usable = usable, .in_dir = in_dir,
+		.at_source = at_source,
+	};
 	struct torus_hdr copy = *h;
-	bool exception;
-	u8 dir;
+	u8 dir, why;
 
-	dir = torus_next_dir(g, rt, &copy, at_source, &exception);
-	if (dir == TORUS_DIR_NONE)
+	dir = torus_route(&ctx, &copy, &why);
+	if (dir == TORUS_DIR_NONE) {
 		FZ_ASSERT(!memcmp(copy.dst, g->coord, TORUS_MAX_AXES));
-	else
-		FZ_ASSERT(TORUS_DIR_AXIS(dir) < g->ndims);
+		return;
+	}
+	/* no plan table here: only plan 0 exists */
+	if (dir == TORUS_ROUTE_NO_PLAN) {
+		FZ_ASSERT(TORUS_VC_PLAN(copy.vc) != 0);
+		return;
+	}
+	FZ_ASSERT(TORUS_DIR_AXIS(dir) < g->ndims);
+	/* a detour only ever takes a port that can send */
+	if (why == TORUS_WHY_DETOUR)
+		FZ_ASSERT(usable & BIT(dir));
 	/* what leaves here still passes the next node's check */
 	FZ_ASSERT(torus_hdr_check(&copy, g) == TORUS_PASS);
 }
@@ -158,6 +171,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fz f = { .p = data, .n = size };
 	struct torus_rtable *rt, *rest;
 	struct torus_geom g;
+	u8 in_dir;
+	u16 usable;
 	struct torus_hdr *h;
 	struct sk_buff skb;
 	unsigned char *frame;
@@ -166,6 +181,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	kf_read_geom(&f, &g);
 	FZ_ASSERT(torus_coord_valid(&g, g.coord));
 	rt = kf_read_routes(&f, &g);
+	usable = fz_u16(&f);
+	in_dir = fz_u8(&f) % (TORUS_MAX_DIRS + 1);
+	in_dir = in_dir == TORUS_MAX_DIRS ? TORUS_DIR_NONE : in_dir;
 
 	/* exactly the frame's bytes, so ASan sees any read past them */
 	len = f.n;
@@ -181,8 +199,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			     skb.len - TORUS_HDR_LEN);
 		if (torus_hdr_check(h, &g) == TORUS_PASS) {
 			kf_check_dor(&g, h->dst);
-			kf_route(&g, rt, h, false);
-			kf_route(&g, rt, h, true);
+			kf_route(&g, rt, h, false, usable, in_dir);
+			kf_route(&g, rt, h, true, usable, TORUS_DIR_NONE);
 			rest = torus_rtable_remove(rt, h->dst);
 			if (!IS_ERR(rest)) {
 				FZ_ASSERT(!torus_rtable_lookup(rest, h->dst));

@@ -22,6 +22,8 @@ struct kf_seed {
 	u8 nroutes;
 	bool route_via;
 	bool v6;
+	u16 down;	/* directions whose port cannot send */
+	u8 in_dir;	/* 0: at the source, else direction + 1 */
 };
 
 static void kf_geom(struct seed *s, const struct kf_seed *k)
@@ -53,6 +55,10 @@ static void kf_one(const char *dir, const struct kf_seed *k)
 			seed_u8(&s, (u8)(i + 1));	/* a direction */
 		}
 	}
+	/* usable ports, big-endian, then the arrival direction */
+	seed_u8(&s, (u8)(~k->down >> 8));
+	seed_u8(&s, (u8)~k->down);
+	seed_u8(&s, k->in_dir ? k->in_dir - 1 : TORUS_MAX_DIRS);
 	torus_hdr_init(&h, TORUS_T_DATA, htons(k->proto), k->src, k->dst, 64);
 	if (k->via) {
 		h.flags |= TORUS_F_VIA;
@@ -104,6 +110,15 @@ void gen_kframe(const char *dir)
 		  .src = { 0, 0, 0, 0, 1, 1, 1, 1 },
 		  .dst = { 1, 1, 1, 1, 1, 1, 1, 1 },
 		  .proto = ETH_P_IPV6, .v6 = true },
+		/* +x cut: a productive +y detour, then a non-minimal one */
+		{ .name = "detour-productive", .ndims = 2, .wrap = 0,
+		  .dims = { 4, 4 }, .coord = { 1, 1 },
+		  .src = { 0, 1 }, .dst = { 3, 3 }, .proto = ETH_P_IP,
+		  .down = 1 << TORUS_DIR(0, 0), .in_dir = 1 + TORUS_DIR(0, 1) },
+		{ .name = "detour-nonminimal", .ndims = 3, .wrap = 7,
+		  .dims = { 4, 4, 4 }, .coord = { 1, 0, 0 },
+		  .src = { 0, 0, 0 }, .dst = { 2, 0, 0 }, .proto = ETH_P_IP,
+		  .down = 1 << TORUS_DIR(0, 0), .in_dir = 1 + TORUS_DIR(0, 1) },
 	};
 	unsigned int i;
 

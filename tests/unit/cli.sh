@@ -87,8 +87,15 @@ expect bad_loss 2 'invalid loss "101"' cable set tp0 loss 101
 expect cable_nothing 2 'nothing to set' cable set tp0
 expect route_bad_dst 2 'invalid coordinates "1,x"' route get 1,x
 expect route_missing_dst 2 'missing COORD' route get dev tor0
-expect route_add_no_target 2 'missing "via COORD" or "dir DIR"' \
+expect route_add_no_target 2 'missing "via COORD", "dir DIR" or "plan N"' \
 	route add 1,2
+expect route_add_plan_0_alone 2 'missing "via COORD", "dir DIR" or "plan N"' \
+	route add 1,2 plan 0
+expect route_add_bad_plan 2 'invalid plan "8"' route add 1,2 plan 8
+expect route_add_plan1_needs_via 2 'needs "via COORD"' \
+	route add 1,2 dir +x plan1 2
+expect route_plans_bad 2 'invalid plan "1:xx"' route plans 1:xx
+expect route_plans_twice 2 'plan 1 given twice' route plans 1:yx 1:xy
 printf '1,0 dir +x\n# two\n\n2,0 sideways\n' >"$tmp/routes"
 expect route_batch_bad_line 2 "$tmp/routes, line 4" route batch "$tmp/routes"
 printf '1,0 dir +x via 0,1\n' >"$tmp/routes"

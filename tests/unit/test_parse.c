@@ -278,6 +278,36 @@ UNIT_TEST(state_role_names)
 	UNIT_CHECK(parse_role("Leader", &v) == -1);
 	UNIT_STREQ(format_role(TORUS_ROLE_STATIC), "static");
 	UNIT_STREQ(format_role(TORUS_ROLE_MAX + 1), "unknown");
+	UNIT_CHECK(parse_role("lamb", &v) == 0 && v == TORUS_ROLE_LAMB);
+	UNIT_STREQ(format_role(TORUS_ROLE_LAMB), "lamb");
+}
+
+UNIT_TEST(plans_and_why)
+{
+	uint8_t index, order[TORUS_MAX_AXES], policy[TORUS_MAX_AXES];
+	unsigned int np;
+
+	UNIT_CHECK(parse_plan("1:zyx:+,s,-", &index, order, policy, &np) == 3);
+	UNIT_CHECK(index == 1 && order[0] == 2 && order[1] == 1 &&
+		   order[2] == 0 && np == 3);
+	UNIT_CHECK(policy[0] == TORUS_PLAN_PLUS &&
+		   policy[1] == TORUS_PLAN_SHORTEST &&
+		   policy[2] == TORUS_PLAN_MINUS);
+	UNIT_CHECK(parse_plan("7:yx", &index, order, policy, &np) == 2);
+	UNIT_CHECK(index == 7 && np == 0 && policy[0] == TORUS_PLAN_SHORTEST);
+	/* plan 0 is fixed; 8 is too many; an axis twice, a gap, bad policy */
+	UNIT_CHECK(parse_plan("0:xy", &index, order, policy, &np) == -1);
+	UNIT_CHECK(parse_plan("8:xy", &index, order, policy, &np) == -1);
+	UNIT_CHECK(parse_plan("1:xx", &index, order, policy, &np) == -1);
+	UNIT_CHECK(parse_plan("1:xz", &index, order, policy, &np) == -1);
+	UNIT_CHECK(parse_plan("1:xy:+", &index, order, policy, &np) == 2 &&
+		   np == 1);
+	UNIT_CHECK(parse_plan("1:xy:+,-,+", &index, order, policy, &np) == -1);
+	UNIT_CHECK(parse_plan("1:xy:+,", &index, order, policy, &np) == -1);
+	UNIT_CHECK(parse_plan("1:xy:p", &index, order, policy, &np) == -1);
+	UNIT_CHECK(parse_plan("1:", &index, order, policy, &np) == -1);
+	UNIT_STREQ(format_route_why(TORUS_WHY_EXCEPTION), "exception");
+	UNIT_STREQ(format_route_why(TORUS_WHY_MAX + 1), "unknown");
 }
 
 UNIT_TEST(drop_reason_names)
@@ -375,6 +405,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(parse_u64),
 	UNIT_CASE(parse_u32_max),
 	UNIT_CASE(state_role_names),
+	UNIT_CASE(plans_and_why),
 	UNIT_CASE(drop_reason_names),
 	UNIT_CASE(format_u32_list),
 	UNIT_CASE(parse_ifname),

@@ -207,7 +207,7 @@ UNIT_TEST(node_print_text_stats)
 		   "5: tor0: state placed role leader id 42 generation 7\n"
 		   "    coord 1,2,3 dims 4,4,4 wrap torus,torus,mesh hoplimit 0\n"
 		   "    reason \"no +x neighbor\"\n"
-		   "    rx_packets 10 rx_bytes 1000 tx_packets 5 tx_bytes 500 fwd_packets 3 drops 2\n"
+		   "    rx_packets 10 rx_bytes 1000 tx_packets 5 tx_bytes 500 fwd_packets 3 detours 0 drops 2\n"
 		   "    drop link_down 1 loss 1\n");
 	free(s);
 	/* -s -s: zero counters too */
@@ -228,6 +228,7 @@ UNIT_TEST(node_print_json)
 		   "\"role\":\"leader\",\"id\":\"42\",\"generation\":7,"
 		   "\"coord\":[1,2,3],\"dims\":[4,4,4],"
 		   "\"wrap\":[true,true,false],\"hop_limit\":0,"
+		   "\"routes\":0,\"routes_generation\":0,\"plans\":[],"
 		   "\"reason\":\"\"}\n");
 	free(s);
 }
@@ -264,7 +265,7 @@ UNIT_TEST(node_print_json_stats)
 	UNIT_CHECK(strstr(s,
 			  ",\"stats\":{\"rx_packets\":10,\"rx_bytes\":1000,"
 			  "\"tx_packets\":5,\"tx_bytes\":500,"
-			  "\"fwd_packets\":3,\"drops\":2,"
+			  "\"fwd_packets\":3,\"detours\":0,\"drops\":2,"
 			  "\"drop\":{\"malformed\":0,\"link_down\":1,"
 			  "\"loss\":1}}}\n") != NULL);
 	free(s);
@@ -515,6 +516,85 @@ UNIT_TEST(route_get_local)
 	free(s);
 }
 
+/* a lamb with exceptions and two plans, as NODE_GET reports it */
+UNIT_TEST(node_print_routing)
+{
+	static const uint8_t order[] = { 2, 1, 0 };
+	struct nlmsghdr *nlh = msg_begin(TORUS_CMD_NODE_GET);
+	struct torus_node_rec r;
+	struct nlattr *plan, *nest;
+	unsigned int i;
+	char *s;
+
+	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, 3);
+	mnl_attr_put_strz(nlh, TORUS_A_IFNAME, "tor0");
+	mnl_attr_put_u8(nlh, TORUS_A_ROLE, TORUS_ROLE_LAMB);
+	mnl_attr_put_u32(nlh, TORUS_A_ROUTES_GENERATION, 9);
+	mnl_attr_put_u32(nlh, TORUS_A_ROUTES_COUNT, 40000);
+	for (i = 1; i <= 2; i++) {
+		plan = mnl_attr_nest_start(nlh, TORUS_A_PLAN);
+		mnl_attr_put_u8(nlh, TORUS_PLAN_A_INDEX, (uint8_t)(i * 2));
+		nest = mnl_attr_nest_start(nlh, TORUS_PLAN_A_ORDER);
+		for (unsigned int a = 0; a < 3; a++)
+			mnl_attr_put_u8(nlh, a + 1, order[a]);
+		mnl_attr_nest_end(nlh, nest);
+		nest = mnl_attr_nest_start(nlh, TORUS_PLAN_A_POLICY);
+		mnl_attr_put_u8(nlh, TORUS_AXIS_A(0), TORUS_PLAN_PLUS);
+		mnl_attr_put_u8(nlh, TORUS_AXIS_A(1), TORUS_PLAN_MINUS);
+		mnl_attr_put_u8(nlh, TORUS_AXIS_A(2), TORUS_PLAN_SHORTEST);
+		mnl_attr_nest_end(nlh, nest);
+		mnl_attr_nest_end(nlh, plan);
+	}
+	UNIT_CHECK(node_rec_parse(nlh, &r) == 0);
+	UNIT_CHECK(r.plans_present == ((1u << 2) | (1u << 4)));
+	s = CAPTURE(true, false, node_rec_print(&r, 0));
+	UNIT_CHECK(strstr(s, "\"role\":\"lamb\"") != NULL);
+	UNIT_CHECK(strstr(s, "\"routes\":40000,\"routes_generation\":9,"
+			  "\"plans\":[{\"index\":2,\"order\":\"zyx\","
+			  "\"policy\":[\"+\",\"-\",\"shortest\"]},"
+			  "{\"index\":4,") != NULL);
+	free(s);
+	s = CAPTURE(false, false, node_rec_print(&r, 0));
+	UNIT_CHECK(strstr(s, " role lamb ") != NULL);
+	UNIT_CHECK(strstr(s, "    routes 40000 routes_generation 9 plan 2 "
+			  "order zyx policy +,-,shortest plan 4") != NULL);
+	free(s);
+}
+
+/* route get: plan, round, vc and why; route show: plan, generation */
+UNIT_TEST(route_plan_vc_why)
+{
+	struct torus_route_rec r;
+	char *s;
+
+	UNIT_CHECK(route_rec_parse(route_msg(true, TORUS_DIR(1, 0)), &r) == 0);
+	r.has_vc = true;
+	r.vc = TORUS_VC(3, 0, 1);
+	r.has_why = true;
+	r.why = TORUS_WHY_DETOUR;
+	s = CAPTURE(true, false, route_get_print(&r));
+	UNIT_CHECK(strstr(s, "\"hops\":4,\"plan\":3,\"round\":0,\"vc\":13,"
+			  "\"why\":\"detour\"}") != NULL);
+	free(s);
+	s = CAPTURE(false, false, route_get_print(&r));
+	UNIT_CHECK(strstr(s, " plan 3 round 0 vc 13 why detour\n") != NULL);
+	free(s);
+	r.why = 200;
+	s = CAPTURE(false, false, route_get_print(&r));
+	UNIT_CHECK(strstr(s, " why unknown\n") != NULL);
+	free(s);
+
+	UNIT_CHECK(route_rec_parse(route_msg(false, 0), &r) == 0);
+	r.has_plan = true;
+	r.plan = 2;
+	r.has_generation = true;
+	r.generation = 17;
+	s = CAPTURE(true, false, route_rec_print(&r));
+	UNIT_STREQ(s, "{\"ifname\":\"tor0\",\"dst\":[3,1],\"via\":[0,1],"
+		      "\"plan\":2,\"generation\":17}\n");
+	free(s);
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(node_parse),
 	UNIT_CASE(node_parse_unpadded_end),
@@ -535,6 +615,8 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(route_show),
 	UNIT_CASE(route_get),
 	UNIT_CASE(route_get_local),
+	UNIT_CASE(node_print_routing),
+	UNIT_CASE(route_plan_vc_why),
 };
 
 UNIT_MAIN(cases)

@@ -16,6 +16,9 @@ python3 tests/vm/discovery_test.py || status=1
 # lifecycle (ends with rmmod + insmod), wake-ups
 python3 tests/vm/daemon_test.py || status=1
 python3 tests/vm/control_test.py --routes 3000 || status=1
+# lambs, plans and vc in route get, table generations, and the install
+# time of 40,000 exceptions (make bench-routes adds a baseline module)
+python3 tests/vm/routing_test.py --exceptions 40000 || status=1
 # the short versions; make reliability floods for 60 s and runs the long
 # fault storm and churn
 python3 tests/vm/hostile_flood.py --duration 5 \

@@ -177,6 +177,7 @@ CHANGES = [
     ["cable", "set", "px", "down"],
     ["route", "add", "1,1", "dir", "+x"],
     ["route", "del"],
+    ["route", "plans", "1:yx"],
     ["stats", "reset"],
 ]
 

@@ -132,10 +132,13 @@ def check_counters(rack):
     return "%d ports checked" % len(before)
 
 
-@case("torus4x4x4_cut_cable")
+@case("torus4x4x4_cut_cable_detours")
 def check_cut(rack):
-    """Cut (1,0,0)+x <-> (2,0,0)-x: exactly the pings whose request or
-    reply path crosses it fail, each loss counted as link_down."""
+    """Cut (1,0,0)+x <-> (2,0,0)-x with no route installed: the pings
+    whose request or reply path crosses it still arrive, by a local
+    detour at the cable's ends (counted there as detours), nothing is
+    dropped as link_down, and pings that do not cross it take no
+    detour."""
     a, b, src = (1, 0, 0), (2, 0, 0), (0, 0, 0)
     cut = {(a, b), (b, a)}
     affected = set()
@@ -147,27 +150,38 @@ def check_cut(rack):
         if cut & set(hops):
             affected.add(d)
     assert affected, "oracle found no affected destination"
-    drops0 = sum(rack.node_json(c)["stats"]["drop"]["link_down"]
-                 for c in (a, b))
+
+    def counts():
+        nodes = [rack.node_json(c)["stats"] for c in (a, b)]
+        return (sum(n["detours"] for n in nodes),
+                sum(n["drop"]["link_down"] for n in nodes))
+
+    det0, drops0 = counts()
     rack.set_cable(a, 0, False, "down")
     try:
         ports = rack.ports_json(b)
         assert ports["mx"]["carrier"] is False, "peer end still has carrier"
-        oks = rack.ping_all(src)
+        why = rack.torus_json(a, "route", "get", "2,0,0")
+        assert why["why"] == "detour", why
+        oks = rack.ping_all(src, dsts=sorted(affected))
+        lost = [d for d, ok in oks.items() if not ok]
+        if lost:
+            oks.update(rack.ping_all(src, dsts=lost))
         failed = {d for d, ok in oks.items() if not ok}
-        drops1 = sum(rack.node_json(c)["stats"]["drop"]["link_down"]
-                     for c in (a, b))
+        det1, drops1 = counts()
+        others = [d for d in rack.nodes if d != src and d not in affected]
+        oks = rack.ping_all(src, dsts=others)
+        det2, _ = counts()
     finally:
         rack.set_cable(a, 0, False, "up")
-    assert failed == affected, "failed %s, expected %s" % (
-        sorted(map(fmt, failed)), sorted(map(fmt, affected)))
-    assert drops1 - drops0 >= len(affected), \
-        "link_down drops %d < %d affected pings" % (drops1 - drops0,
-                                                      len(affected))
-    oks = rack.ping_all(src, dsts=sorted(affected))
-    assert all(oks.values()), "not reachable again after restore"
-    return "%d affected, %d link_down drops" % (len(affected),
-                                                drops1 - drops0)
+    assert not failed, "lost across the cut: %s" % sorted(map(fmt, failed))
+    assert det1 - det0 >= len(affected), \
+        "detours %d < %d affected pings" % (det1 - det0, len(affected))
+    assert drops1 == drops0, "link_down drops +%d" % (drops1 - drops0)
+    assert all(oks.values()), "unaffected pings lost"
+    assert det2 == det1, "pings off the cut took %d detours" % (det2 - det1)
+    return "%d affected pings arrived, %d detours, 0 link_down" % (
+        len(affected), det1 - det0)
 
 
 @case("torus4x4x4_transit_frees_sender_buffer")

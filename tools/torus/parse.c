@@ -21,9 +21,14 @@ static const char *const role_names[] = {
 	[TORUS_ROLE_STATIC]	= "static",
 	[TORUS_ROLE_LEADER]	= "leader",
 	[TORUS_ROLE_FOLLOWER]	= "follower",
+	[TORUS_ROLE_LAMB]	= "lamb",
 };
 
 static const char *const drop_names[] = TORUS_DROP_NAMES;
+static const char *const why_names[] = TORUS_WHY_NAMES;
+
+_Static_assert(sizeof(why_names) / sizeof(why_names[0]) == __TORUS_WHY_MAX,
+	       "TORUS_WHY_NAMES out of date");
 
 _Static_assert(sizeof(state_names) / sizeof(state_names[0]) ==
 	       __TORUS_STATE_MAX, "state names out of date");
@@ -567,4 +572,56 @@ int batch_split(char *line, char **argv, int max)
 			r++;
 		*w++ = '\0';
 	}
+}
+
+const char *format_route_why(uint8_t why)
+{
+	return why < ARRAY_SIZE(why_names) ? why_names[why] : "unknown";
+}
+
+int parse_plan(const char *s, uint8_t *index, uint8_t *order,
+	       uint8_t *policy, unsigned int *n_policy)
+{
+	uint8_t o[TORUS_MAX_AXES], pol[TORUS_MAX_AXES] = { 0 };
+	unsigned int n = 0, np = 0, seen = 0;
+	const char *p = s, *axis;
+
+	if (*p < '1' || *p >= '0' + TORUS_MAX_PLANS || p[1] != ':')
+		return -1;
+	p += 2;
+	for (; *p && *p != ':'; p++) {
+		axis = strchr(TORUS_AXIS_NAMES, *p);
+		if (!axis || n == TORUS_MAX_AXES ||
+		    seen & (1u << (axis - TORUS_AXIS_NAMES)))
+			return -1;
+		seen |= 1u << (axis - TORUS_AXIS_NAMES);
+		o[n++] = (uint8_t)(axis - TORUS_AXIS_NAMES);
+	}
+	/* the order names the axes x, y, ... that the node has, once each */
+	if (!n || seen != (1u << n) - 1)
+		return -1;
+	/* ":P,P,...": one policy letter per axis, comma separated */
+	while (*p == ':' || *p == ',') {
+		p++;
+		if (np == n)
+			return -1;
+		if (*p == 's')
+			pol[np++] = TORUS_PLAN_SHORTEST;
+		else if (*p == '+')
+			pol[np++] = TORUS_PLAN_PLUS;
+		else if (*p == '-')
+			pol[np++] = TORUS_PLAN_MINUS;
+		else
+			return -1;
+		p++;
+		if (*p && *p != ',')
+			return -1;
+	}
+	if (*p)
+		return -1;
+	*index = (uint8_t)(s[0] - '0');
+	memcpy(order, o, n);
+	memcpy(policy, pol, sizeof(pol));
+	*n_policy = np;
+	return (int)n;
 }

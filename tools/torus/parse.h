@@ -58,6 +58,15 @@ int parse_role(const char *s, uint8_t *role);
 const char *format_role(uint8_t role);
 /* NULL for an unknown reason */
 const char *format_drop_reason(unsigned int reason);
+/* "dor", "exception", ... for enum torus_route_why; "unknown" */
+const char *format_route_why(uint8_t why);
+/*
+ * a plan "ID:ORDER[:POLICY,...]", e.g. "1:zyx:+,s,-": index 1..7, the
+ * axis letters in the order they are corrected, per axis (x first) "s"
+ * shortest, "+" or "-".  Returns the number of axes of the order, or -1.
+ */
+int parse_plan(const char *s, uint8_t *index, uint8_t *order,
+	       uint8_t *policy, unsigned int *n_policy);
 
 /* a device name that fits IFNAMSIZ and is not "", "." or ".." */
 int parse_ifname(const char *s);

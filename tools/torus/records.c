@@ -131,6 +131,7 @@ static void get_stats(const struct nlattr *nest, struct torus_stats_rec *s)
 	get_u64(tb[TORUS_STATS_A_TX_PACKETS], &s->tx_packets);
 	get_u64(tb[TORUS_STATS_A_TX_BYTES], &s->tx_bytes);
 	get_u64(tb[TORUS_STATS_A_FWD_PACKETS], &s->fwd_packets);
+	get_u64(tb[TORUS_STATS_A_DETOURS], &s->detours);
 	get_u64(tb[TORUS_STATS_A_DROPS], &s->drops);
 	if (!tb[TORUS_STATS_A_DROP])
 		return;
@@ -140,6 +141,29 @@ static void get_stats(const struct nlattr *nest, struct torus_stats_rec *s)
 		    !get_u64(a, &s->drop[reason - 1]))
 			continue;
 		s->drop_mask |= 1u << (reason - 1);
+	}
+}
+
+/* every TORUS_A_PLAN of a node message (the attribute repeats) */
+static void get_plans(const struct nlmsghdr *nlh, struct torus_node_rec *r)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, GENL_HDRLEN) {
+		const struct nlattr *pb[TORUS_PLAN_A_MAX + 1] = {};
+		struct torus_plan_rec *p;
+		uint8_t index;
+
+		if (mnl_attr_get_type(a) != TORUS_A_PLAN ||
+		    parse_nest(a, pb, TORUS_PLAN_A_MAX) ||
+		    !get_u8(pb[TORUS_PLAN_A_INDEX], &index) ||
+		    index >= TORUS_MAX_PLANS)
+			continue;
+		p = &r->plans[index];
+		p->n_order = get_axes(pb[TORUS_PLAN_A_ORDER], NULL, p->order);
+		p->n_policy = get_axes(pb[TORUS_PLAN_A_POLICY], NULL,
+				       p->policy);
+		r->plans_present |= 1u << index;
 	}
 }
 
@@ -178,7 +202,10 @@ int node_rec_parse(const struct nlmsghdr *nlh, struct torus_node_rec *r)
 	get_str(tb[TORUS_A_REASON], r->reason, sizeof(r->reason));
 	get_u8(tb[TORUS_A_HOP_LIMIT], &r->hop_limit);
 	get_u32(tb[TORUS_A_GENERATION], &r->generation);
+	get_u32(tb[TORUS_A_ROUTES_GENERATION], &r->routes_generation);
+	get_u32(tb[TORUS_A_ROUTES_COUNT], &r->routes_count);
 	get_stats(tb[TORUS_A_STATS], &r->stats);
+	get_plans(nlh, r);
 	return 0;
 }
 
@@ -235,6 +262,12 @@ int route_rec_parse(const struct nlmsghdr *nlh, struct torus_route_rec *r)
 	r->n_dst = get_axes(rb[TORUS_ROUTE_A_DST], r->dst, NULL);
 	r->n_via = get_axes(rb[TORUS_ROUTE_A_VIA], r->via, NULL);
 	r->has_dir = get_u8(rb[TORUS_ROUTE_A_DIR], &r->dir);
+	r->has_plan = get_u8(rb[TORUS_ROUTE_A_PLAN], &r->plan);
+	r->has_plan1 = get_u8(rb[TORUS_ROUTE_A_PLAN1], &r->plan1);
+	r->has_generation = get_u32(tb[TORUS_A_ROUTES_GENERATION],
+				    &r->generation);
+	r->has_vc = get_u8(rb[TORUS_ROUTE_A_VC], &r->vc);
+	r->has_why = get_u8(rb[TORUS_ROUTE_A_WHY], &r->why);
 	r->has_next_dir = get_u8(rb[TORUS_ROUTE_A_NEXT_DIR], &r->next_dir);
 	if (get_u32(rb[TORUS_ROUTE_A_NEXT_PORT], &r->next_port))
 		ifname_of(r->next_port, r->next_port_name);
@@ -276,9 +309,11 @@ static void print_counters(enum output_type type,
 	print_u64(type, "rx_bytes", " rx_bytes %" PRIu64, s->rx_bytes);
 	print_u64(type, "tx_packets", " tx_packets %" PRIu64, s->tx_packets);
 	print_u64(type, "tx_bytes", " tx_bytes %" PRIu64, s->tx_bytes);
-	if (fwd)
+	if (fwd) {
 		print_u64(type, "fwd_packets", " fwd_packets %" PRIu64,
 			  s->fwd_packets);
+		print_u64(type, "detours", " detours %" PRIu64, s->detours);
+	}
 	print_u64(type, "drops", " drops %" PRIu64, s->drops);
 	print_nl();
 }
@@ -324,6 +359,40 @@ static void print_drops(const struct torus_stats_rec *s, int stats)
 		print_nl();
 }
 
+/* "plans": [{"index": 1, "order": "zyx", "policy": ["+", ...]}, ...] */
+static void print_plans(const struct torus_node_rec *r)
+{
+	static const char *const policy_names[] = { "shortest", "+", "-" };
+	unsigned int i, axis;
+
+	open_json_array(PRINT_JSON, "plans");
+	for (i = 1; i < TORUS_MAX_PLANS; i++) {
+		const struct torus_plan_rec *p = &r->plans[i];
+		char order[TORUS_MAX_AXES + 1] = "";
+
+		if (!(r->plans_present & (1u << i)))
+			continue;
+		for (axis = 0; axis < p->n_order && p->order[axis] <
+		     TORUS_MAX_AXES; axis++)
+			order[axis] = TORUS_AXIS_NAMES[p->order[axis]];
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "index", " plan %u", i);
+		print_string(PRINT_ANY, "order", " order %s", order);
+		open_json_array(PRINT_ANY, "policy");
+		print_string(PRINT_FP, NULL, "%s", " policy ");
+		for (axis = 0; axis < p->n_policy; axis++) {
+			uint8_t v = p->policy[axis];
+
+			print_string(PRINT_ANY, NULL, axis ? ",%s" : "%s",
+				     v <= TORUS_PLAN_POLICY_MAX ?
+				     policy_names[v] : "?");
+		}
+		close_json_array(PRINT_ANY, NULL);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
 void node_rec_print_fields(const struct torus_node_rec *r, int stats)
 {
 	const struct torus_stats_rec *s = &r->stats;
@@ -353,6 +422,17 @@ void node_rec_print_fields(const struct torus_node_rec *r, int stats)
 	print_string(PRINT_FP, NULL, " wrap %s", r->n_wrap ? buf : "-");
 	print_uint(PRINT_ANY, "hop_limit", " hoplimit %u", r->hop_limit);
 	print_nl();
+
+	/* text: only for a node that has had routing state */
+	if (is_json_context() || r->routes_count || r->routes_generation ||
+	    r->plans_present) {
+		print_uint(PRINT_ANY, "routes", "    routes %u",
+			   r->routes_count);
+		print_uint(PRINT_ANY, "routes_generation",
+			   " routes_generation %u", r->routes_generation);
+		print_plans(r);
+		print_nl();
+	}
 
 	print_string(PRINT_JSON, "reason", NULL, r->reason);
 	if (r->reason[0]) {
@@ -435,6 +515,13 @@ void route_rec_print(const struct torus_route_rec *r)
 	route_common(r);
 	if (r->has_dir)
 		print_dir("dir", " dir %s", r->dir);
+	if (r->has_plan)
+		print_uint(PRINT_ANY, "plan", " plan %u", r->plan);
+	if (r->has_plan1)
+		print_uint(PRINT_ANY, "plan1", " plan1 %u", r->plan1);
+	if (r->has_generation)
+		print_uint(PRINT_ANY, "generation", " generation %u",
+			   r->generation);
 	print_nl();
 	close_json_object();
 }
@@ -457,6 +544,17 @@ void route_get_print(const struct torus_route_rec *r)
 	if (r->exception)
 		print_string(PRINT_FP, NULL, "%s", " exception");
 	print_uint(PRINT_ANY, "hops", " hops %u", r->hops);
+	if (r->has_vc) {
+		print_uint(PRINT_ANY, "plan", " plan %u", TORUS_VC_PLAN(r->vc));
+		print_uint(PRINT_ANY, "round", " round %u",
+			   TORUS_VC_ROUND(r->vc));
+		print_uint(PRINT_ANY, "vc", " vc %u", r->vc);
+		if (r->has_plan1)
+			print_uint(PRINT_ANY, "plan1", " plan1 %u", r->plan1);
+	}
+	if (r->has_why)
+		print_string(PRINT_ANY, "why", " why %s",
+			     format_route_why(r->why));
 	print_nl();
 	close_json_object();
 }

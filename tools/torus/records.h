@@ -25,6 +25,7 @@ struct torus_stats_rec {
 	uint64_t	tx_packets;
 	uint64_t	tx_bytes;
 	uint64_t	fwd_packets;
+	uint64_t	detours;
 	uint64_t	drops;
 	uint32_t	drop_mask;	/* bit n: drop[n] was reported */
 	uint64_t	drop[TORUS_REC_MAX_DROPS];
@@ -46,6 +47,15 @@ struct torus_node_rec {
 	char		reason[TORUS_REC_REASON_LEN];
 	uint8_t		hop_limit;
 	uint32_t	generation;
+	uint32_t	routes_generation;
+	uint32_t	routes_count;
+	uint8_t		plans_present;	/* bit n: plans[n] was reported */
+	struct torus_plan_rec {
+		unsigned int	n_order;
+		uint8_t		order[TORUS_MAX_AXES];
+		unsigned int	n_policy;
+		uint8_t		policy[TORUS_MAX_AXES];
+	} plans[TORUS_MAX_PLANS];
 	struct torus_stats_rec stats;
 };
 
@@ -76,6 +86,12 @@ struct torus_route_rec {
 	uint32_t	via[TORUS_MAX_AXES];
 	bool		has_dir;
 	uint8_t		dir;
+	bool		has_plan;
+	uint8_t		plan;
+	bool		has_plan1;	/* round 1's plan, with via */
+	uint8_t		plan1;
+	bool		has_generation;	/* the table's, in dumps */
+	uint32_t	generation;
 	/* lookup results (route get) */
 	bool		has_next_dir;
 	uint8_t		next_dir;
@@ -83,6 +99,10 @@ struct torus_route_rec {
 	char		next_port_name[IF_NAMESIZE];
 	bool		exception;
 	uint32_t	hops;
+	bool		has_vc;
+	uint8_t		vc;
+	bool		has_why;
+	uint8_t		why;		/* enum torus_route_why */
 };
 
 /* 0, or -1 if the message is not a well-formed record */

@@ -4,9 +4,11 @@
  *
  *	torus route show [ dev DEV ]
  *	torus route get COORD [ dev DEV ]
- *	torus route add COORD { via COORD | dir DIR } [ dev DEV ]
+ *	torus route add COORD { via COORD | dir DIR | plan N } [ plan N ]
+ *		[ dev DEV ]
  *	torus route del [ COORD ] [ dev DEV ]
  *	torus route batch { FILE | - } [ replace ] [ dev DEV ]
+ *	torus route plans [ PLAN ... ] [ dev DEV ]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,15 +29,27 @@ void route_usage(FILE *f)
 	fprintf(f,
 		"Usage: torus route show [ dev DEV ]\n"
 		"       torus route get COORD [ dev DEV ]\n"
-		"       torus route add COORD { via COORD | dir DIR } [ dev DEV ]\n"
+		"       torus route add COORD [ via COORD [ plan1 N ] | dir DIR ]\n"
+		"                       [ plan N ] [ dev DEV ]\n"
 		"       torus route del [ COORD ] [ dev DEV ]\n"
 		"       torus route batch { FILE | - } [ replace ] [ dev DEV ]\n"
+		"       torus route plans [ PLAN ... ] [ dev DEV ]\n"
 		"where  COORD := C[,C...]   0 <= C <= 255, one per axis\n"
 		"       DIR   := { +x | -x | ... | +e | -e }, a global direction\n"
+		"       N     := 0..7, the plan frames follow (0: dimension-ordered);\n"
+		"                \"plan\" for the first round, \"plan1\" from the via\n"
+		"                node on (default: the same)\n"
+		"       PLAN  := ID:ORDER[:P,P...]   ID 1..7, ORDER the axes in the\n"
+		"                order they are corrected (\"zyx\"), P per axis: s\n"
+		"                (shortest, ties +), + or - (which way round a ring)\n"
+		"       an exception needs via, dir or a plan other than 0\n"
 		"       \"route del\" without COORD flushes all exceptions of the node\n"
-		"       \"route batch\" reads one \"COORD { via COORD | dir DIR }\" per\n"
-		"       line (# comments) and sets them all in one request; with\n"
-		"       \"replace\" they become the whole table\n");
+		"       \"route batch\" reads one\n"
+		"       \"COORD [ via COORD | dir DIR ] [ plan N ]\" per line\n"
+		"       (# comments) and sets them all in one request; with\n"
+		"       \"replace\" they become the whole table\n"
+		"       \"route plans\" replaces the node's plans 1..7 (none given:\n"
+		"       only plan 0 is left)\n");
 }
 
 struct route_args {
@@ -46,6 +60,10 @@ struct route_args {
 	uint32_t	via[TORUS_MAX_AXES];
 	bool		has_dir;
 	uint8_t		dir;
+	bool		has_plan;
+	uint8_t		plan;
+	bool		has_plan1;
+	uint8_t		plan1;
 };
 
 /* COORD, dev DEV and, if @full, via COORD and dir DIR, in any order */
@@ -67,6 +85,24 @@ static int parse_route_args(int argc, char **argv, struct route_args *a,
 				return bad_value(OBJ, "dir", argv[0],
 						 "a direction +x .. -e");
 			a->has_dir = true;
+		} else if (full && kw(argv[0], "plan")) {
+			uint32_t plan;
+
+			NEXT_ARG(OBJ);
+			if (parse_u32(argv[0], TORUS_MAX_PLANS - 1, &plan))
+				return bad_value(OBJ, "plan", argv[0],
+						 "a plan 0..7");
+			a->plan = (uint8_t)plan;
+			a->has_plan = true;
+		} else if (full && kw(argv[0], "plan1")) {
+			uint32_t plan;
+
+			NEXT_ARG(OBJ);
+			if (parse_u32(argv[0], TORUS_MAX_PLANS - 1, &plan))
+				return bad_value(OBJ, "plan1", argv[0],
+						 "a plan 0..7");
+			a->plan1 = (uint8_t)plan;
+			a->has_plan1 = true;
 		} else if (!a->n_dst) {
 			a->n_dst = parse_coord(argv[0], a->dst);
 			if (a->n_dst < 0) {
@@ -95,16 +131,22 @@ static void put_route(struct nlmsghdr *nlh, uint16_t type,
 		put_axes_u32(nlh, TORUS_ROUTE_A_VIA, a->via, a->n_via);
 	if (a->has_dir)
 		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_DIR, a->dir);
+	if (a->has_plan)
+		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_PLAN, a->plan);
+	if (a->has_plan1)
+		mnl_attr_put_u8(nlh, TORUS_ROUTE_A_PLAN1, a->plan1);
 	mnl_attr_nest_end(nlh, nest);
 }
 
-/* an exception needs a destination and one of via or dir */
+/* an exception needs a destination and via, dir or a plan other than 0 */
 static int check_exception(const struct route_args *a)
 {
 	if (!a->n_dst)
 		return usage_error(OBJ, "missing COORD");
-	if (!a->n_via && !a->has_dir)
-		return usage_error(OBJ, "missing \"via COORD\" or \"dir DIR\"");
+	if (!a->n_via && !a->has_dir && !a->plan)
+		return usage_error(OBJ, "missing \"via COORD\", \"dir DIR\" or \"plan N\"");
+	if (a->has_plan1 && !a->n_via)
+		return usage_error(OBJ, "\"plan1\" is round 1's plan: it needs \"via COORD\"");
 	if (a->n_via && a->has_dir)
 		return usage_error(OBJ, "give \"via COORD\" or \"dir DIR\", not both");
 	return EXIT_OK;
@@ -261,10 +303,10 @@ static int route_del(int argc, char **argv)
 	return route_modify(argc, argv, TORUS_CMD_ROUTE_DEL);
 }
 
-/* the most a route nest takes: dst and via of 8 axes and a direction */
+/* the most a route nest takes: dst and via of 8 axes, dir and plan */
 #define ROUTE_MSG_MAX	(3 * MNL_ATTR_HDRLEN + \
 			 2 * TORUS_MAX_AXES * (MNL_ATTR_HDRLEN + 4) + \
-			 MNL_ATTR_HDRLEN + 4)
+			 2 * (MNL_ATTR_HDRLEN + 4))
 #define BATCH_WORDS	8
 
 struct route_batch {
@@ -377,12 +419,65 @@ out:
 	return ret;
 }
 
+/* the node's plans 1..7, replaced in one request */
+static int route_plans(int argc, char **argv)
+{
+	uint8_t order[TORUS_MAX_AXES], policy[TORUS_MAX_AXES], index;
+	const char *dev = NULL;
+	struct nlsock *genl;
+	struct nlmsghdr *nlh;
+	unsigned int n_policy, i, seen = 0;
+	int n;
+
+	for (i = 0; i < (unsigned int)argc; i++)
+		if (kw(argv[i], "dev")) {
+			if (i + 1 >= (unsigned int)argc ||
+			    parse_ifname(argv[i + 1]))
+				return usage_error(OBJ, "missing or bad device after \"dev\"");
+			dev = argv[++i];
+		} else if (parse_plan(argv[i], &index, order, policy,
+				      &n_policy) < 0) {
+			return bad_value(OBJ, "plan", argv[i],
+					 "ID:ORDER[:P,P...] (1:zyx:+,s,-)");
+		} else if (seen & (1u << index)) {
+			return usage_error(OBJ, "plan %u given twice", index);
+		} else {
+			seen |= 1u << index;
+		}
+	nlh = node_msg(dev, TORUS_CMD_PLAN_SET, &genl);
+	if (!nlh)
+		return EXIT_ERR;
+	for (i = 0; i < (unsigned int)argc; i++) {
+		unsigned int axis;
+		struct nlattr *nest, *sub;
+
+		if (kw(argv[i], "dev")) {
+			i++;
+			continue;
+		}
+		n = parse_plan(argv[i], &index, order, policy, &n_policy);
+		nest = mnl_attr_nest_start(nlh, TORUS_A_PLAN);
+		mnl_attr_put_u8(nlh, TORUS_PLAN_A_INDEX, index);
+		sub = mnl_attr_nest_start(nlh, TORUS_PLAN_A_ORDER);
+		for (axis = 0; axis < (unsigned int)n; axis++)
+			mnl_attr_put_u8(nlh, axis + 1, order[axis]);
+		mnl_attr_nest_end(nlh, sub);
+		sub = mnl_attr_nest_start(nlh, TORUS_PLAN_A_POLICY);
+		for (axis = 0; axis < n_policy; axis++)
+			mnl_attr_put_u8(nlh, TORUS_AXIS_A(axis), policy[axis]);
+		mnl_attr_nest_end(nlh, sub);
+		mnl_attr_nest_end(nlh, nest);
+	}
+	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
+}
+
 static const struct cmd route_cmds[] = {
 	{ "show",	route_show },
 	{ "get",	route_get },
 	{ "add",	route_add },
 	{ "del",	route_del },
 	{ "batch",	route_batch },
+	{ "plans",	route_plans },
 	{ "delete",	route_del },
 	{}
 };

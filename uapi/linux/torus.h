@@ -27,6 +27,7 @@
 #define TORUS_MAX_EXTENT	256	/* coordinates fit in one byte */
 #define TORUS_MAX_DIRS		(2 * TORUS_MAX_AXES)
 #define TORUS_MAX_ROUTES	65536	/* route exceptions per node */
+#define TORUS_MAX_PLANS		8	/* routing plans per node, 0 is DOR */
 #define TORUS_LOSS_PPM_MAX	1000000
 
 /**
@@ -78,7 +79,52 @@ enum torus_frame_type {
 
 /* torus_hdr.flags */
 #define TORUS_F_VIA		0x01	/* round 1: route to @via first */
-#define TORUS_F_DETOUR		0x02	/* local detour taken (reserved) */
+#define TORUS_F_DETOUR		0x02	/* a local detour was taken */
+/* while TORUS_F_VIA is set: the plan of round 1, taken at the via node */
+#define TORUS_F_PLAN1_SHIFT	5
+#define TORUS_F_PLAN1_MASK	0xe0
+
+/**
+ * DOC: routing plans and virtual channels
+ *
+ * A plan is an axis order and, per axis, which way round a ring a frame
+ * goes (enum torus_plan_policy).  Plan 0 is dimension-ordered routing:
+ * x first, the shortest way, ties "+".  A frame keeps its plan from
+ * source to destination; transit nodes route it by the plan named in
+ * its header, so every node must hold the same plan table.
+ *
+ * torus_hdr.vc is the frame's virtual channel class:
+ * vc = plan * 4 + round * 2 + dateline, where plan is the plan of the
+ * current round, round is 0 for the first (or only) round, from the
+ * source to the intermediate node (TORUS_F_VIA) or straight to the
+ * destination, and 1 from the intermediate node on, and the dateline bit
+ * is set when the frame crosses the wrap cable of the ring it travels on
+ * (from extent - 1 to 0 going "+", from 0 to extent - 1 going "-") and
+ * cleared when it changes axis or round.  Each round may have its own
+ * plan: round 1's travels in the flags (TORUS_F_PLAN1_MASK) until the
+ * intermediate node puts it into vc.
+ */
+#define TORUS_VC(plan, round, dateline) \
+	((__u8)(((plan) << 2) | ((round) ? 2 : 0) | ((dateline) ? 1 : 0)))
+#define TORUS_VC_PLAN(vc)	((vc) >> 2)
+#define TORUS_VC_ROUND(vc)	(((vc) >> 1) & 1)
+#define TORUS_VC_DATELINE(vc)	((vc) & 1)
+#define TORUS_VC_MAX		TORUS_VC(TORUS_MAX_PLANS - 1, 1, 1)
+
+/**
+ * enum torus_plan_policy - which way round a ring a plan goes on an axis
+ * @TORUS_PLAN_SHORTEST: the shortest way, ties "+" (meshes: the only way)
+ * @TORUS_PLAN_PLUS: always "+" on a ring
+ * @TORUS_PLAN_MINUS: always "-" on a ring
+ */
+enum torus_plan_policy {
+	TORUS_PLAN_SHORTEST,
+	TORUS_PLAN_PLUS,
+	TORUS_PLAN_MINUS,
+	/* add new policies above */
+	__TORUS_PLAN_POLICY_MAX,
+	TORUS_PLAN_POLICY_MAX = __TORUS_PLAN_POLICY_MAX - 1
+};
 
 #define TORUS_HDR_VERSION	1
 #define TORUS_HOP_LIMIT_DEFAULT	255
@@ -90,8 +136,10 @@ enum torus_frame_type {
  * @hop_limit: decremented per hop; a frame that reaches 0 is dropped
  * @flags: TORUS_F_*
  * @proto: ethertype of the payload of a data frame (ETH_P_IP, ETH_P_IPV6)
- * @vc: virtual channel (reserved, 0)
- * @traversed: one bit per axis already traversed (reserved for FTROUTE)
+ * @vc: virtual channel class, TORUS_VC(plan, round, dateline)
+ * @traversed: one bit per axis on which a local detour took a
+ *	non-minimal step (FTROUTE's dimensions-traversed vector); each axis
+ *	at most once, so detours are bounded
  * @dst: destination coordinates, one byte per axis
  * @src: source coordinates
  * @via: intermediate coordinates while TORUS_F_VIA is set (lambs round 1)
@@ -134,6 +182,9 @@ struct torus_hdr {
  *	(the attribute repeated), in one step: merged into the table, or
  *	replacing it whole with TORUS_A_ROUTES_REPLACE; all or nothing
  *	(CAP_NET_ADMIN)
+ * @TORUS_CMD_PLAN_SET: replace the node's plans 1..TORUS_MAX_PLANS - 1
+ *	by the TORUS_A_PLAN attributes given (repeated; none: only plan 0
+ *	is left); all or nothing (CAP_NET_ADMIN).  NODE_GET reports them.
  */
 enum torus_cmd {
 	TORUS_CMD_UNSPEC,
@@ -149,6 +200,7 @@ enum torus_cmd {
 	TORUS_CMD_PORT_EVENT,
 	TORUS_CMD_STATS_RESET,
 	TORUS_CMD_ROUTE_BATCH,
+	TORUS_CMD_PLAN_SET,
 	/* add new commands above */
 	__TORUS_CMD_MAX,
 	TORUS_CMD_MAX = __TORUS_CMD_MAX - 1
@@ -181,6 +233,11 @@ enum torus_cmd {
  *	in (set by torusd; lets a restarted daemon resume without moving)
  * @TORUS_A_ROUTES_REPLACE: flag, TORUS_CMD_ROUTE_BATCH replaces the
  *	whole table
+ * @TORUS_A_PLAN: nest of enum torus_plan_attr (repeated, one per plan)
+ * @TORUS_A_ROUTES_GENERATION: u32, the exception table's generation,
+ *	bumped on every install (set, batch, delete); in route dumps and
+ *	NODE_GET
+ * @TORUS_A_ROUTES_COUNT: u32, number of exceptions installed (NODE_GET)
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -205,6 +262,9 @@ enum torus_attr {
 	TORUS_A_PAD,
 	TORUS_A_LEADER,
 	TORUS_A_ROUTES_REPLACE,
+	TORUS_A_PLAN,
+	TORUS_A_ROUTES_GENERATION,
+	TORUS_A_ROUTES_COUNT,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
@@ -238,12 +298,16 @@ enum torus_node_state {
  * @TORUS_ROLE_STATIC: set by hand (torus node set)
  * @TORUS_ROLE_LEADER: elected leader of discovery
  * @TORUS_ROLE_FOLLOWER: placed by following the leader's frame
+ * @TORUS_ROLE_LAMB: a lamb (Ho & Stockmeyer): the node forwards, but is
+ *	no endpoint: frames for it or from its own stack are dropped with
+ *	TORUS_DROP_LAMB
  */
 enum torus_node_role {
 	TORUS_ROLE_NONE,
 	TORUS_ROLE_STATIC,
 	TORUS_ROLE_LEADER,
 	TORUS_ROLE_FOLLOWER,
+	TORUS_ROLE_LAMB,
 	/* add new roles above */
 	__TORUS_ROLE_MAX,
 	TORUS_ROLE_MAX = __TORUS_ROLE_MAX - 1
@@ -315,6 +379,12 @@ enum torus_pme_attr {
  * @TORUS_ROUTE_A_NEXT_PORT: u32, lookup result: ifindex of the port
  * @TORUS_ROUTE_A_EXCEPTION: flag, lookup result: an exception applied
  * @TORUS_ROUTE_A_HOPS: u32, lookup result: dimension-ordered hop count
+ * @TORUS_ROUTE_A_PLAN: u8, the plan the frame follows (< TORUS_MAX_PLANS),
+ *	in its first round; in an exception, absent means plan 0
+ * @TORUS_ROUTE_A_VC: u8, lookup result: the frame's vc on the first hop
+ * @TORUS_ROUTE_A_WHY: u8, lookup result: enum torus_route_why
+ * @TORUS_ROUTE_A_PLAN1: u8, a via exception's plan for round 1 (from
+ *	the intermediate node on); absent means the same as @PLAN
  */
 enum torus_route_attr {
 	TORUS_ROUTE_A_UNSPEC,
@@ -325,9 +395,51 @@ enum torus_route_attr {
 	TORUS_ROUTE_A_NEXT_PORT,
 	TORUS_ROUTE_A_EXCEPTION,
 	TORUS_ROUTE_A_HOPS,
+	TORUS_ROUTE_A_PLAN,
+	TORUS_ROUTE_A_VC,
+	TORUS_ROUTE_A_WHY,
+	TORUS_ROUTE_A_PLAN1,
 	/* add new attributes above */
 	__TORUS_ROUTE_A_MAX,
 	TORUS_ROUTE_A_MAX = __TORUS_ROUTE_A_MAX - 1
+};
+
+/**
+ * enum torus_route_why - what decided a next hop
+ * @TORUS_WHY_LOCAL: the destination is this node
+ * @TORUS_WHY_DOR: the plan in the header (plan 0: dimension-ordered)
+ * @TORUS_WHY_EXCEPTION: an installed exception (via, dir or plan)
+ * @TORUS_WHY_DETOUR: the planned port is down: a local detour
+ */
+enum torus_route_why {
+	TORUS_WHY_LOCAL,
+	TORUS_WHY_DOR,
+	TORUS_WHY_EXCEPTION,
+	TORUS_WHY_DETOUR,
+	/* add new reasons above */
+	__TORUS_WHY_MAX,
+	TORUS_WHY_MAX = __TORUS_WHY_MAX - 1
+};
+
+#define TORUS_WHY_NAMES { "local", "dor", "exception", "detour" }
+
+/**
+ * enum torus_plan_attr - one routing plan (TORUS_A_PLAN)
+ * @TORUS_PLAN_A_INDEX: u8, 1..TORUS_MAX_PLANS - 1 (plan 0 is fixed DOR)
+ * @TORUS_PLAN_A_ORDER: nest of u8, attribute type = position + 1, value
+ *	= the axis corrected at that position; a permutation of the node's
+ *	axes
+ * @TORUS_PLAN_A_POLICY: nest of u8 per axis (TORUS_AXIS_A(axis)), enum
+ *	torus_plan_policy; axes not given are TORUS_PLAN_SHORTEST
+ */
+enum torus_plan_attr {
+	TORUS_PLAN_A_UNSPEC,
+	TORUS_PLAN_A_INDEX,
+	TORUS_PLAN_A_ORDER,
+	TORUS_PLAN_A_POLICY,
+	/* add new attributes above */
+	__TORUS_PLAN_A_MAX,
+	TORUS_PLAN_A_MAX = __TORUS_PLAN_A_MAX - 1
 };
 
 /**
@@ -352,6 +464,8 @@ enum torus_route_attr {
  *	seen only because the port is promiscuous
  * @TORUS_DROP_SPOOFED: at delivery, the inner IP source address is not
  *	the address of the header's source coordinates
+ * @TORUS_DROP_LAMB: a frame for a lamb, or sent by a lamb's own stack
+ * @TORUS_DROP_NO_PLAN: the frame's plan is not installed on this node
  */
 enum torus_drop_reason {
 	TORUS_DROP_MALFORMED,
@@ -369,6 +483,8 @@ enum torus_drop_reason {
 	TORUS_DROP_VLAN,
 	TORUS_DROP_OTHER_HOST,
 	TORUS_DROP_SPOOFED,
+	TORUS_DROP_LAMB,
+	TORUS_DROP_NO_PLAN,
 	/* add new reasons above */
 	__TORUS_DROP_MAX,
 	TORUS_DROP_MAX = __TORUS_DROP_MAX - 1
@@ -378,7 +494,7 @@ enum torus_drop_reason {
 #define TORUS_DROP_NAMES {						\
 	"malformed", "version", "not_placed", "bad_addr", "no_port",	\
 	"link_down", "hop_limit", "loss", "no_peer", "proto", "nomem",	\
-	"too_big", "vlan", "other_host", "spoofed" }
+	"too_big", "vlan", "other_host", "spoofed", "lamb", "no_plan" }
 
 /**
  * enum torus_stats_attr - counters (all u64)
@@ -393,6 +509,8 @@ enum torus_drop_reason {
  * @TORUS_STATS_A_DROP: nest, attribute type = enum torus_drop_reason + 1,
  *	u64 count per reason
  * @TORUS_STATS_A_PAD: padding
+ * @TORUS_STATS_A_DETOURS: frames this node sent on a local detour
+ *	because the planned port was down
  */
 enum torus_stats_attr {
 	TORUS_STATS_A_UNSPEC,
@@ -404,6 +522,7 @@ enum torus_stats_attr {
 	TORUS_STATS_A_DROPS,
 	TORUS_STATS_A_DROP,
 	TORUS_STATS_A_PAD,
+	TORUS_STATS_A_DETOURS,
 	/* add new attributes above */
 	__TORUS_STATS_A_MAX,
 	TORUS_STATS_A_MAX = __TORUS_STATS_A_MAX - 1

@@ -13,6 +13,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>	/* UINT_MAX */
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,8 +44,28 @@ typedef __s64 s64;
 
 #define BIT(nr)		(1UL << (nr))
 #define min(a, b)	((a) < (b) ? (a) : (b))
+#define max(a, b)	((a) > (b) ? (a) : (b))
+#define ALIGN(x, a)	(((x) + (a) - 1) & ~((__typeof__(x))(a) - 1))
 #define struct_size(p, member, n) \
 	(sizeof(*(p)) + (size_t)(n) * sizeof((p)->member[0]))
+
+/* linux/log2.h */
+static inline int ilog2(u64 n)
+{
+	return 63 - __builtin_clzll(n);
+}
+
+static inline unsigned long roundup_pow_of_two(unsigned long n)
+{
+	return n <= 1 ? 1 : 1UL << (64 - __builtin_clzl(n - 1));
+}
+
+/* linux/hash.h */
+#define GOLDEN_RATIO_64 0x61C8864680B583EBull
+static inline u32 hash_64(u64 val, unsigned int bits)
+{
+	return (u32)(val * GOLDEN_RATIO_64 >> (64 - bits));
+}
 
 /* linux/err.h */
 #define MAX_ERRNO	4095
