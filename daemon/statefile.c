@@ -55,6 +55,8 @@ const char *td_role_name(uint8_t role)
 		return "leader";
 	case TORUS_ROLE_FOLLOWER:
 		return "follower";
+	case TORUS_ROLE_LAMB:
+		return "lamb";
 	}
 	return "unknown";
 }

@@ -269,6 +269,7 @@ UNIT_TEST(state_names)
 	UNIT_STREQ(td_state_name(TORUS_STATE_ORIENTED), "oriented");
 	UNIT_STREQ(td_state_name(200), "unknown");
 	UNIT_STREQ(td_role_name(TORUS_ROLE_LEADER), "leader");
+	UNIT_STREQ(td_role_name(TORUS_ROLE_LAMB), "lamb");
 	UNIT_STREQ(td_dir_name(TORUS_DIR(2, 1)), "-z");
 	UNIT_STREQ(td_dir_name(15), "-e");
 	UNIT_STREQ(td_dir_name(TORUS_DIR_NONE), "?");
