@@ -710,7 +710,8 @@ static void event_one(struct td_nl *nl, struct nlmsghdr *nlh,
 	    nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
 		return;
 	gh = nlmsg_data(nlh);
-	if (gh->cmd != TORUS_CMD_NODE_EVENT && gh->cmd != TORUS_CMD_PORT_EVENT)
+	if (gh->cmd != TORUS_CMD_NODE_EVENT && gh->cmd != TORUS_CMD_PORT_EVENT &&
+	    gh->cmd != TORUS_CMD_NODE_REDISCOVER)
 		return;
 	if (genlmsg_parse(nlh, 0, tb, TORUS_A_MAX, torus_policy))
 		return;

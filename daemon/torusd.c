@@ -122,7 +122,8 @@ static void usage(FILE *f)
 "  -V, --version         the version\n"
 "\n"
 "Signals: SIGHUP re-reads the settings (resuming the placement), SIGUSR1\n"
-"rediscovers from scratch (after recabling), SIGTERM exits.  Needs\n"
+"(or \"torus node rediscover\") rediscovers from scratch (after\n"
+"recabling), SIGTERM exits.  Needs\n"
 "CAP_NET_ADMIN and CAP_NET_RAW.  See torusd(8).\n",
 		TD_TICK_MS_DEFAULT, TD_HELLO_MS_DEFAULT, TD_DEAD_MS_DEFAULT,
 		TD_QUIET_MS_DEFAULT);
@@ -829,11 +830,26 @@ static void on_port(struct torusd *d, uint8_t label)
 	}
 }
 
+/* after recabling: the kernel forwards meanwhile */
+static void rediscover(struct torusd *d, const char *why)
+{
+	log_notice("%s: rediscovering from scratch (the kernel keeps its placement until discovery places the node again)",
+		   why);
+	if (core_restart(d, false))
+		log_err("cannot restart discovery");
+	d->need_sync = true;
+}
+
 static void on_event(void *arg, const struct td_event *ev)
 {
 	struct torusd *d = arg;
 	unsigned int i;
 
+	if (ev->cmd == TORUS_CMD_NODE_REDISCOVER) {
+		if (ev->ifindex == d->ifindex)
+			rediscover(d, "torus node rediscover");
+		return;
+	}
 	if (ev->cmd == TORUS_CMD_NODE_EVENT) {
 		if (ev->ifindex == d->ifindex)
 			d->need_sync = true;
@@ -993,11 +1009,7 @@ static void on_signal(struct torusd *d)
 			notify_status(d);
 			break;
 		case SIGUSR1:
-			/* after recabling: the kernel forwards meanwhile */
-			log_notice("SIGUSR1: rediscovering from scratch (the kernel keeps its placement until discovery places the node again)");
-			if (core_restart(d, false))
-				log_err("cannot restart discovery");
-			d->need_sync = true;
+			rediscover(d, "SIGUSR1");
 			break;
 		}
 	}

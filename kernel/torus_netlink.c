@@ -454,6 +454,46 @@ static void torus_nl_multicast(struct net *net, struct sk_buff *skb)
 				GFP_KERNEL);
 }
 
+/*
+ * Rediscovery is the daemon's business: the request is relayed to the
+ * events group of the node's namespace, where torusd listens.
+ */
+static int torus_nl_node_rediscover_doit(struct sk_buff *skb,
+					 struct genl_info *info)
+{
+	struct torus_node *node;
+	struct sk_buff *msg;
+	int err;
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	if (!genl_has_listeners(&torus_genl_family, dev_net(node->dev), 0)) {
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: no daemon listens for events in this namespace");
+		err = -ESRCH;
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = torus_nl_fill_node(msg, node, TORUS_CMD_NODE_REDISCOVER, 0, 0,
+				 0);
+	if (err) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	torus_nl_multicast(dev_net(node->dev), msg);
+out:
+	rtnl_unlock();
+	return err;
+}
+
 void torus_notify_node(struct torus_node *node)
 {
 	struct net *net = dev_net(node->dev);
@@ -1456,6 +1496,11 @@ static const struct genl_ops torus_genl_ops[] = {
 	{
 		.cmd	= TORUS_CMD_PLAN_SET,
 		.doit	= torus_nl_plan_set_doit,
+		.internal_flags	= TORUS_NL_ADMIN,
+	},
+	{
+		.cmd	= TORUS_CMD_NODE_REDISCOVER,
+		.doit	= torus_nl_node_rediscover_doit,
 		.internal_flags	= TORUS_NL_ADMIN,
 	},
 };

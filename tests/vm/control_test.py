@@ -179,6 +179,7 @@ CHANGES = [
     ["route", "del"],
     ["route", "plans", "1:yx"],
     ["stats", "reset"],
+    ["node", "rediscover", "dev", "tor0"],
 ]
 
 

@@ -23,6 +23,7 @@ void node_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: torus node show [ dev DEV ]\n"
+		"       torus node rediscover [ dev DEV ]\n"
 		"       torus node set [ dev DEV ] [ id ID ] [ coord COORD ] [ dims DIMS ]\n"
 		"                      [ wrap WRAP ] [ state STATE ] [ role ROLE ]\n"
 		"                      [ reason TEXT ] [ hoplimit N ]\n"
@@ -251,9 +252,27 @@ static int node_set(int argc, char **argv)
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
+/* torusd discovers again from scratch: the module relays the request */
+static int node_rediscover(int argc, char **argv)
+{
+	struct nlsock *genl;
+	struct nlmsghdr *nlh;
+	const char *dev;
+	int ret;
+
+	ret = parse_dev_arg(OBJ, argc, argv, &dev);
+	if (ret)
+		return ret;
+	nlh = node_msg(dev, TORUS_CMD_NODE_REDISCOVER, &genl);
+	if (!nlh)
+		return EXIT_ERR;
+	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
+}
+
 static const struct cmd node_cmds[] = {
 	{ "show",	node_show },
 	{ "set",	node_set },
+	{ "rediscover",	node_rediscover },
 	{}
 };
 

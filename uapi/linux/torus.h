@@ -185,6 +185,10 @@ struct torus_hdr {
  * @TORUS_CMD_PLAN_SET: replace the node's plans 1..TORUS_MAX_PLANS - 1
  *	by the TORUS_A_PLAN attributes given (repeated; none: only plan 0
  *	is left); all or nothing (CAP_NET_ADMIN).  NODE_GET reports them.
+ * @TORUS_CMD_NODE_REDISCOVER: ask the node's daemon to discover again
+ *	from scratch (after recabling): relayed to the events group as a
+ *	message of this command with the node's attributes; fails with
+ *	ESRCH when nobody listens there (CAP_NET_ADMIN)
  */
 enum torus_cmd {
 	TORUS_CMD_UNSPEC,
@@ -201,6 +205,7 @@ enum torus_cmd {
 	TORUS_CMD_STATS_RESET,
 	TORUS_CMD_ROUTE_BATCH,
 	TORUS_CMD_PLAN_SET,
+	TORUS_CMD_NODE_REDISCOVER,
 	/* add new commands above */
 	__TORUS_CMD_MAX,
 	TORUS_CMD_MAX = __TORUS_CMD_MAX - 1
