@@ -252,21 +252,26 @@ static int node_set(int argc, char **argv)
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
-/* torusd discovers again from scratch: the module relays the request */
-static int node_rediscover(int argc, char **argv)
+int node_request(const char *object, int argc, char **argv, uint8_t cmd)
 {
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
 	const char *dev;
 	int ret;
 
-	ret = parse_dev_arg(OBJ, argc, argv, &dev);
+	ret = parse_dev_arg(object, argc, argv, &dev);
 	if (ret)
 		return ret;
-	nlh = node_msg(dev, TORUS_CMD_NODE_REDISCOVER, &genl);
+	nlh = node_msg(dev, cmd, &genl);
 	if (!nlh)
 		return EXIT_ERR;
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
+}
+
+/* torusd discovers again from scratch: the module relays the request */
+static int node_rediscover(int argc, char **argv)
+{
+	return node_request(OBJ, argc, argv, TORUS_CMD_NODE_REDISCOVER);
 }
 
 static const struct cmd node_cmds[] = {

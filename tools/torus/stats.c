@@ -25,18 +25,7 @@ void stats_usage(FILE *f)
 
 static int stats_reset(int argc, char **argv)
 {
-	struct nlsock *genl;
-	struct nlmsghdr *nlh;
-	const char *dev;
-	int ret;
-
-	ret = parse_dev_arg(OBJ, argc, argv, &dev);
-	if (ret)
-		return ret;
-	nlh = node_msg(dev, TORUS_CMD_STATS_RESET, &genl);
-	if (!nlh)
-		return EXIT_ERR;
-	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
+	return node_request(OBJ, argc, argv, TORUS_CMD_STATS_RESET);
 }
 
 static const struct cmd stats_cmds[] = {

@@ -123,6 +123,8 @@ int dev_ifindex(const char *name, uint32_t *ifindex);
  */
 struct nlmsghdr *node_msg(const char *dev, uint8_t cmd,
 			  struct nlsock **genl);
+/* "OBJECT VERB [ dev DEV ]": send @cmd for the node, no reply but ack */
+int node_request(const char *object, int argc, char **argv, uint8_t cmd);
 /* a per-axis nest (type = axis + 1) of u32 values */
 void put_axes_u32(struct nlmsghdr *nlh, uint16_t type, const uint32_t *vals,
 		  int n);
