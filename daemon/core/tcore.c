@@ -556,6 +556,16 @@ static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
 }
 
 /*
+ * Two neighbors' images of one of our axes agree: equal, or opposite on
+ * a ring of two, whose sign no wiring fixes (tc_ring2_dir()): each node
+ * derived it along its own path.
+ */
+static bool tc_same_image(const uint16_t *gcd, uint8_t a, uint8_t b)
+{
+	return a == b || ((a ^ b) == 1 && gcd[a >> 1] == 2);
+}
+
+/*
  * Our place in the frame of @leader, from every neighbor in it that
  * knows the global direction of its cable to us.  Beyond the paper: the
  * cable's own axis needs no square, so a node whose squares were lost
@@ -586,9 +596,11 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 			continue;
 		g = tc_dir_apply(nb->R, nb->peer_port);
 		img = (uint8_t)(g ^ 1 ^ (p & 1));
-		if (R[p >> 1] != TC_NONE && R[p >> 1] != img)
+		if (R[p >> 1] != TC_NONE &&
+		    !tc_same_image(nb->gcd, R[p >> 1], img))
 			return -1;
-		R[p >> 1] = img;
+		if (R[p >> 1] == TC_NONE)
+			R[p >> 1] = img;
 		for (a = 0; a < n->cfg.ndims; a++) {
 			uint8_t d = nb->map[a], r;
 
@@ -596,9 +608,10 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 			    nb->R[d >> 1] == TC_NONE)
 				continue;
 			r = tc_dir_apply(nb->R, d);
-			if (R[a] != TC_NONE && R[a] != r)
+			if (R[a] != TC_NONE && !tc_same_image(nb->gcd, R[a], r))
 				return -1;
-			R[a] = r;
+			if (R[a] == TC_NONE)
+				R[a] = r;
 			*confirmed = true;
 		}
 		memcpy(c, nb->coord, sizeof(c));
@@ -821,7 +834,8 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 	 * unresolved).  Where they disagree with us, they are right.
 	 */
 	for (a = 0; a < n->cfg.ndims; a++)
-		if ((n->R[a] != TC_NONE && n->R[a] != bR[a]) ||
+		if ((n->R[a] != TC_NONE &&
+		     !tc_same_image(n->gcd, n->R[a], bR[a])) ||
 		    (n->coord[a] != bcoord[a] && (n->cur & (1u << a)) &&
 		     (!n->gcd[a] || (n->coord[a] - bcoord[a]) % n->gcd[a]))) {
 			tc_adopt(n, (uint8_t)bsrc, bR, bcoord);

@@ -88,6 +88,16 @@ run faults-4x4x4 '.consistent and .placed + .unplaced == .live and
 run faults-blocks-8x8x8 '.consistent and .placed + .unplaced == .live' \
 	--dims 8x8x8 --block 4x4x4 --miswire blocks --node-fail 0.1 \
 	--link-fail 0.1 --runs 3
+# a ring of two: both cables join the same pair and each node's map has
+# its own sign on that axis; neighbours that differ only by it agree
+# (before: a 5-D machine stayed split in two frames, and at 10% faults
+# a 4-D one left up to 8% of its main component unplaced)
+run ring2-5d-one-frame '.consistent and .converged and
+	.main_placed_fraction_min == 1' --dims 6x6x4x3x2 --miswire nodes \
+	--node-fail 0.15 --link-fail 0.15 --seed 1044
+run ring2-4d-faults '.runs_inconsistent == 0 and .runs_not_converged == 0
+	and .main_placed_fraction_min > 0.98' --dims 4x4x4x2 \
+	--miswire nodes --node-fail 0.1 --link-fail 0.1 --seed 1 --runs 20
 run bound-bgl '(.lower_bound_eq8 > 0.99999999) and
 	(.lower_bound_eq8 < 1) and (.lower_bound > 0.999999)' \
 	--dims 32x32x64 --block 8x8x8 --node-fail 0.15 --link-fail 0.15 \

@@ -559,9 +559,10 @@ static unsigned int node_check(struct engine *e, struct frame *f,
 				if (pv.portmap[j] == (p & 15))
 					break;
 			/* a peer that does not use the cable cannot
-			 * disagree with us about its sign */
-			if (pv.state == TC_PLACED && j < 2 * nd &&
-			    j != (i ^ 1))
+			 * disagree with us about its sign, nor can one
+			 * in another frame, whose axes are its own */
+			if (pv.state == TC_PLACED && pv.leader == v->leader &&
+			    j < 2 * nd && j != (i ^ 1))
 				bad |= BAD_PORTMAP;
 			continue;
 		}
