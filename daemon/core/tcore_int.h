@@ -59,6 +59,7 @@ struct tc_face {
 	uint8_t status;		/* enum tc_face_status */
 	uint8_t map[TC_MAX_AXES];	/* my +axis -> its dir, TC_NONE unknown */
 	uint8_t announced;	/* our own record went out */
+	uint8_t final;		/* failed on contradicting cables: for good */
 	uint16_t fwd_ports;	/* map or failure still to be forwarded */
 };
 

@@ -19,7 +19,10 @@
  * the block's dimension-ordered tree, so no duplicate suppression state
  * is needed); a face node that resolves the map broadcasts it to the
  * whole block; a face that is not resolved within 2d+2 ticks of being
- * seen fails, and the failure is broadcast.  Beyond the paper's
+ * seen fails, and the failure is broadcast.  Beyond the paper, only a
+ * contradiction fails a face for good: one that timed out is tried
+ * again when a cable more comes up on it (boots are staggered), and a
+ * map resolved by a block mate replaces it.  Beyond the paper's
  * satisfying quadruples (all face displacements non-zero and of
  * distinct magnitude), a pair whose displacement pins down one axis
  * contributes that axis, so 2x2 faces resolve too.
@@ -204,9 +207,16 @@ static void tc_face_resolved(struct tc_node *n, struct tc_face *f)
 	n->flags |= TN_DIRTY | TN_CHANGED;
 }
 
-static void tc_face_failed(struct tc_node *n, struct tc_face *f)
+/*
+ * @final: our own cables on the face contradict each other, and no later
+ * record changes that.  A face that timed out, or that a block mate
+ * reported failed, is tried again when a cable more comes up on it, and
+ * a map resolved elsewhere in the block replaces the failure.
+ */
+static void tc_face_failed(struct tc_node *n, struct tc_face *f, bool final)
 {
 	f->status = FACE_FAILED;
+	f->final = final;
 	memset(f->map, TC_NONE, sizeof(f->map));
 	f->fwd_ports = tc_block_ports(n);
 	n->flags |= TN_DIRTY | TN_CHANGED;
@@ -275,7 +285,7 @@ static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
 			continue;
 		img = TORUS_DIR(j, (d2[j] < 0) != (d1[k] < 0));
 		if (f->map[k] != TC_NONE && f->map[k] != img) {
-			tc_face_failed(n, f);	/* contradicting cables */
+			tc_face_failed(n, f, true);	/* contradicting cables */
 			return;
 		}
 		if (f->map[k] == TC_NONE)
@@ -283,7 +293,7 @@ static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
 		f->map[k] = img;
 	}
 	if (!tc_map_injective(n, f->map)) {
-		tc_face_failed(n, f);
+		tc_face_failed(n, f, true);
 		return;
 	}
 	if (tc_map_complete(n, f->map, tc_axis_mask(n)))
@@ -350,7 +360,7 @@ static void tc_block_rx_across(struct tc_node *n, uint8_t port,
  * coordinates; positions beyond 64 share bits, which only makes a
  * restart rarer.
  */
-static void tc_face_cable(const struct tc_node *n, struct tc_face *f,
+static void tc_face_cable(struct tc_node *n, struct tc_face *f,
 			  const uint8_t *a)
 {
 	unsigned int k, pos = 0;
@@ -359,7 +369,15 @@ static void tc_face_cable(const struct tc_node *n, struct tc_face *f,
 	for (k = 0; k < n->cfg.ndims; k++)
 		pos = pos * n->cfg.block_dims[k] + a[k];
 	bit = 1ull << (pos % 64);
-	if (f->status == FACE_SEEN && !(f->cables & bit)) {
+	if (f->cables & bit)
+		return;
+	if (f->status == FACE_FAILED && !f->final) {
+		/* timed out before this cable came up: try again */
+		f->status = FACE_SEEN;
+		f->announced = 0;
+		n->flags |= TN_DIRTY | TN_CHANGED;
+	}
+	if (f->status == FACE_SEEN) {
 		f->cables |= bit;
 		f->seen_at = n->now;
 	}
@@ -402,15 +420,17 @@ void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 		const struct tw_orient *o = &m->orient[i];
 		struct tc_face *f = tc_face_seen(n, o->normal, o->block);
 
+		/* known already: the flood stops (a map beats a failure
+		 * that is not ours for good) */
 		if (!f || f->status == FACE_RESOLVED ||
-		    f->status == FACE_FAILED)
-			continue;	/* known already: the flood stops */
+		    (f->status == FACE_FAILED && (o->fail || f->final)))
+			continue;
 		if (o->fail) {
-			tc_face_failed(n, f);
+			tc_face_failed(n, f, false);
 		} else {
 			memcpy(f->map, o->map, n->cfg.ndims);
 			if (!tc_map_injective(n, f->map)) {
-				tc_face_failed(n, f);
+				tc_face_failed(n, f, false);
 				continue;
 			}
 			tc_face_resolved(n, f);
@@ -459,7 +479,7 @@ void tc_block_tick(struct tc_node *n)
 
 		if (f->status == FACE_SEEN &&
 		    n->now - f->seen_at > n->cfg.orient_ticks)
-			tc_face_failed(n, f);
+			tc_face_failed(n, f, false);
 		/* known maps and failures go out again with the hellos */
 		if ((f->status == FACE_RESOLVED || f->status == FACE_FAILED) &&
 		    !n->hello_in && tc_block_ports(n))

@@ -173,6 +173,17 @@ run time-liar-neighbours-placed "$all_placed and .wrong == 0" \
 	--dims 4x4x4 --miswire nodes --liar 1 --runs 10
 run time-grow-timed "$grown" --dims 6x6x6 --miswire nodes --grow y:2 \
 	--start-spread 100 --loss 0.02 --runs 10
+# blocks powered on over minutes: a face that timed out before its
+# other cables came up is tried again (before: 2x2x2 blocks spread over
+# 100 ticks placed nobody, and 8 of 20 8x8x8 runs did not converge)
+run time-blocks-staggered "$all_placed and .wrong == 0 and .moved == 0" \
+	--dims 4x4x4 --block 2x2x2 --miswire blocks --start-spread 300 \
+	--runs 10
+run time-blocks-staggered-faults '.runs_not_converged == 0 and
+	.runs_inconsistent == 0 and .wrong == 0 and
+	.main_placed_fraction_min == 1' --dims 8x8x8 --block 2x2x2 \
+	--miswire blocks --start-spread 300 --node-fail 0.05 --loss 0.05 \
+	--seed 1 --runs 5
 # an MTU below the core's messages: the oversize counter fires
 run time-oversize '.oversize_msgs > 0 and .placed == 0' --dims 4x4x4 \
 	--mtu 40
