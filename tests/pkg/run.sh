@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/pkg/run.sh - packaging checks on the host (tests/run pkg):
+# the top-level Kbuild, DKMS against the target kernel's headers (into
+# private trees under build/pkg, never the host's /usr/src, /var/lib/dkms
+# or /lib/modules), the iproute2 plugins' ABI against stock /usr/sbin/ip
+# and make install into a DESTDIR.  Leaves build/pkg/root, a module tree
+# holding only updates/dkms/torus.ko, for the VM to modprobe from
+# (tests/vm/eco_test.py).  Prints PASS:/FAIL:/SKIP: pkg/<case> lines.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 1
+REPO=$PWD
+. tests/pkg/lib.sh
+
+status=0
+pass() { echo "PASS: pkg/$1"; }
+fail() { echo "FAIL: pkg/$1 -- $2"; status=1; }
+skip() { echo "SKIP: pkg/$1 -- $2"; }
+
+KVER=${KVER:-$(target_kver)}
+P=$REPO/build/pkg
+VERSION=$(dkms_conf_version dkms.conf)
+
+# the tree as a fresh clone has it: no build products beside the sources
+rm -rf "$P"
+mkdir -p "$P/src"
+copy_source_tree "$REPO" "$P/src/torus"
+
+case=kbuild_builds_torus_from_the_root
+if [ -z "$KVER" ]; then
+	skip $case "no kernel headers in /lib/modules/*/build (make deps)"
+elif ! out=$(make -C "/lib/modules/$KVER/build" M="$P/src/torus" modules 2>&1); then
+	fail $case "$(tail -n 5 <<< "$out")"
+elif [ "$(modinfo -F vermagic "$P/src/torus/kernel/torus.ko" | cut -d' ' -f1)" != "$KVER" ]; then
+	fail $case "kernel/torus.ko is not built for $KVER"
+else
+	pass $case
+fi
+
+case=dkms_builds_and_installs_for_the_target_kernel
+D=(--sourcetree "$P/usr/src" --dkmstree "$P/dkms")
+if [ -z "$KVER" ]; then
+	skip $case "no kernel headers"
+elif ! command -v dkms > /dev/null; then
+	skip $case "no dkms (make deps)"
+elif [ "$(id -u)" != 0 ]; then
+	skip $case "dkms wants root"
+else
+	mkdir -p "$P/usr/src" "$P/dkms" "$P/root/lib/modules/$KVER"
+	rm -rf "$P/src/torus-dkms"
+	copy_source_tree "$REPO" "$P/src/torus-dkms"
+	if ! out=$(cd "$P/src/torus-dkms" && dkms add . "${D[@]}" 2>&1 &&
+		dkms build "torus/$VERSION" -k "$KVER" "${D[@]}" 2>&1 &&
+		dkms install "torus/$VERSION" -k "$KVER" "${D[@]}" \
+			--installtree "$P/root/lib/modules" --no-depmod 2>&1); then
+		fail $case "$(tail -n 8 <<< "$out")"
+	elif ! depmod -b "$P/root" "$KVER" 2> /dev/null ||
+	     ! grep -q '^updates/dkms/torus.ko:' "$P/root/lib/modules/$KVER/modules.dep"; then
+		fail $case "no updates/dkms/torus.ko in the installed tree"
+	else
+		pass $case
+	fi
+fi
+
+# every symbol a plugin leaves undefined is libc's or exported by ip
+case=ip_plugins_link_against_stock_ip
+ip_bin=$(command -v ip || echo /usr/sbin/ip)
+plugins=(build/ip/link_torport.so build/ip/link_torus.so build/ip/link_torus_slave.so)
+if [ ! -x "$ip_bin" ]; then
+	skip $case "no ip (iproute2)"
+elif ! ls "${plugins[@]}" > /dev/null 2>&1; then
+	fail $case "not built (make tools): ${plugins[*]}"
+else
+	exported=$(nm -D --defined-only "$ip_bin" | awk '{print $3}')
+	bad=
+	for so in "${plugins[@]}"; do
+		kind=$(basename "$so" .so)
+		kind=${kind#link_}
+		nm -D --defined-only "$so" | grep -q " ${kind}_link_util$" ||
+			bad="$bad $so:no-${kind}_link_util"
+		for sym in $(nm -D --undefined-only "$so" | awk '$2 !~ /@/ && $1 == "U" {print $2}'); do
+			grep -qx "$sym" <<< "$exported" || bad="$bad $so:$sym"
+		done
+	done
+	if [ -n "$bad" ]; then fail $case "$bad"; else pass $case; fi
+fi
+
+exit $status
