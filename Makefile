@@ -18,6 +18,12 @@
 #                   11's histories, 100 seeds a row (~46 min here);
 #                   build/sim-sweep.json and .md (make check: quick rows)
 #   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
+#   make install    torus, torusd, man pages, ip plugins, unit file and the
+#                   module source for DKMS (/usr/src/torus-VERSION) into
+#                   DESTDIR (default prefix /usr)
+#   make dkms-vm    the whole DKMS flow (dkms add ., dkms install, modprobe)
+#                   inside the VM (~10 min under TCG; make check runs the
+#                   dkms build on the host and loads its module in the VM)
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
 #   make distclean  remove build/ entirely
 #
@@ -37,7 +43,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz install dkms-vm clean distclean help
 
 all: module tools
 
@@ -54,6 +60,7 @@ tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; \
 	else echo "tools: tools/Makefile not there yet, skipping" >&2; fi
 	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim; fi
+	@if [ -f tools/iproute2/Makefile ]; then $(MAKE) -C tools/iproute2; fi
 	@$(MAKE) -C tests/bench
 
 deps:
@@ -134,7 +141,49 @@ fuzz:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory -C tests/fuzz long
 
+# ---- install (DESTDIR-aware; the version is dkms.conf's) ----
+VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+prefix		?= /usr
+sbindir		?= $(prefix)/sbin
+mandir		?= $(prefix)/share/man
+# stock ip looks for link_KIND.so here (iproute2's LIBDIR/ip)
+MULTIARCH	:= $(shell gcc -print-multiarch 2>/dev/null)
+iplibdir	?= $(prefix)/lib/$(MULTIARCH)/ip
+unitdir		?= $(prefix)/lib/systemd/system
+srcdir_dkms	?= $(prefix)/src/torus-$(VERSION)
+completiondir	?= $(prefix)/share/bash-completion/completions
+INSTALL		?= install
+# what DKMS needs to build the module, and nothing else
+DKMS_SRC	:= Kbuild dkms.conf uapi/linux/torus.h kernel/Kbuild \
+		   kernel/Kconfig $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h))
+
+install:
+	@for f in build/bin/torus build/bin/torusd build/ip/link_torus.so; do \
+		[ -f $$f ] || { echo "install: no $$f (run: make tools)" >&2; exit 1; }; done
+	$(INSTALL) -d $(DESTDIR)$(sbindir) $(DESTDIR)$(mandir)/man8 \
+		$(DESTDIR)$(iplibdir) $(DESTDIR)$(unitdir) $(DESTDIR)$(srcdir_dkms)
+	$(INSTALL) -m 755 build/bin/torus build/bin/torusd $(DESTDIR)$(sbindir)/
+	$(INSTALL) -m 644 man/torus.8 man/torusd.8 man/ip-link-torus.8 \
+		$(DESTDIR)$(mandir)/man8/
+	$(INSTALL) -m 644 build/ip/link_torus.so build/ip/link_torport.so \
+		build/ip/link_torus_slave.so $(DESTDIR)$(iplibdir)/
+	$(INSTALL) -m 644 daemon/torusd@.service $(DESTDIR)$(unitdir)/
+	for f in $(DKMS_SRC); do \
+		$(INSTALL) -D -m 644 $$f $(DESTDIR)$(srcdir_dkms)/$$f || exit 1; done
+	@if [ -f tools/completion/torus.bash ]; then \
+		$(INSTALL) -D -m 644 tools/completion/torus.bash \
+			$(DESTDIR)$(completiondir)/torus; fi
+
+# dkms add ., dkms install and modprobe inside the VM (tests/pkg/run.sh
+# first: it prepares the source tree the guest copies)
+dkms-vm:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	bash tests/pkg/run.sh
+	tests/vm/run --timeout 3600 -- python3 tests/vm/eco_test.py --dkms-full
+
 clean:
+	@if [ -f tools/iproute2/Makefile ]; then $(MAKE) -C tools/iproute2 clean; fi
 	@if [ -d "$(KDIR)" ] && { [ -f kernel/Kbuild ] || [ -f kernel/Makefile ]; }; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
 	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon clean; fi

@@ -21,23 +21,43 @@ KVER=${KVER:-$(target_kver)}
 P=$REPO/build/pkg
 VERSION=$(dkms_conf_version dkms.conf)
 
-# the tree as a fresh clone has it: no build products beside the sources
 rm -rf "$P"
-mkdir -p "$P/src"
-copy_source_tree "$REPO" "$P/src/torus"
 
-case=kbuild_builds_torus_from_the_root
-if [ -z "$KVER" ]; then
-	skip $case "no kernel headers in /lib/modules/*/build (make deps)"
-elif ! out=$(make -C "/lib/modules/$KVER/build" M="$P/src/torus" modules 2>&1); then
+# make install into a DESTDIR: every file where Debian's tools look
+case=make_install_destdir
+DEST=$P/destdir
+MULTIARCH=$(gcc -print-multiarch)
+want=(usr/sbin/torus usr/sbin/torusd
+	usr/share/man/man8/torus.8 usr/share/man/man8/torusd.8
+	usr/share/man/man8/ip-link-torus.8
+	"usr/lib/$MULTIARCH/ip/link_torus.so" "usr/lib/$MULTIARCH/ip/link_torport.so"
+	"usr/lib/$MULTIARCH/ip/link_torus_slave.so"
+	"usr/lib/systemd/system/torusd@.service"
+	"usr/src/torus-$VERSION/dkms.conf" "usr/src/torus-$VERSION/Kbuild"
+	"usr/src/torus-$VERSION/kernel/Kbuild" "usr/src/torus-$VERSION/kernel/torus_main.c"
+	"usr/src/torus-$VERSION/uapi/linux/torus.h")
+if ! out=$(make --no-print-directory install DESTDIR="$DEST" 2>&1); then
 	fail $case "$(tail -n 5 <<< "$out")"
-elif [ "$(modinfo -F vermagic "$P/src/torus/kernel/torus.ko" | cut -d' ' -f1)" != "$KVER" ]; then
-	fail $case "kernel/torus.ko is not built for $KVER"
 else
-	pass $case
+	missing=
+	for f in "${want[@]}"; do [ -f "$DEST/$f" ] || missing="$missing $f"; done
+	# nothing outside DESTDIR's prefix, no build products in the source
+	stray=$(cd "$DEST" && find . -type f ! -path './usr/*' -o -name '*.o' -o -name '*.mod.c')
+	if [ -n "$missing" ]; then
+		fail $case "not installed:$missing"
+	elif [ -n "$stray" ]; then
+		fail $case "stray files: $stray"
+	elif ! "$DEST/usr/sbin/torus" help > /dev/null 2>&1 &&
+	     ! "$DEST/usr/sbin/torus" -h > /dev/null 2>&1; then
+		fail $case "the installed torus does not run"
+	else
+		pass $case
+	fi
 fi
-
-case=dkms_builds_and_installs_for_the_target_kernel
+# dkms.conf's MAKE is the top-level Kbuild's own command,
+#   make -C /lib/modules/KVER/build M=<the source tree's root> modules
+# so this one build shows both
+case=kbuild_and_dkms_build_torus_for_the_target_kernel
 D=(--sourcetree "$P/usr/src" --dkmstree "$P/dkms")
 if [ -z "$KVER" ]; then
 	skip $case "no kernel headers"
@@ -47,13 +67,18 @@ elif [ "$(id -u)" != 0 ]; then
 	skip $case "dkms wants root"
 else
 	mkdir -p "$P/usr/src" "$P/dkms" "$P/root/lib/modules/$KVER"
-	rm -rf "$P/src/torus-dkms"
+	# the VM's full DKMS run (make dkms-vm) copies the repository as a
+	# fresh clone has it; here dkms takes the module source make install
+	# put in /usr/src/torus-VERSION, as a package does
 	copy_source_tree "$REPO" "$P/src/torus-dkms"
-	if ! out=$(cd "$P/src/torus-dkms" && dkms add . "${D[@]}" 2>&1 &&
+	if ! out=$(cd "$DEST/usr/src/torus-$VERSION" && dkms add . "${D[@]}" 2>&1 &&
 		dkms build "torus/$VERSION" -k "$KVER" "${D[@]}" 2>&1 &&
 		dkms install "torus/$VERSION" -k "$KVER" "${D[@]}" \
 			--installtree "$P/root/lib/modules" --no-depmod 2>&1); then
 		fail $case "$(tail -n 8 <<< "$out")"
+	elif [ "$(modinfo -F vermagic "$P/root/lib/modules/$KVER/updates/dkms/torus.ko" |
+		cut -d' ' -f1)" != "$KVER" ]; then
+		fail $case "updates/dkms/torus.ko is not built for $KVER"
 	elif ! depmod -b "$P/root" "$KVER" 2> /dev/null ||
 	     ! grep -q '^updates/dkms/torus.ko:' "$P/root/lib/modules/$KVER/modules.dep"; then
 		fail $case "no updates/dkms/torus.ko in the installed tree"
