@@ -21,6 +21,8 @@
 #   make install    torus, torusd, man pages, ip plugins, unit file and the
 #                   module source for DKMS (/usr/src/torus-VERSION) into
 #                   DESTDIR (default prefix /usr)
+#   make deb        build/deb/torus-tools_VERSION_ARCH.deb and
+#                   torus-dkms_VERSION_all.deb (dpkg-deb)
 #   make dkms-vm    the whole DKMS flow (dkms add ., dkms install, modprobe)
 #                   inside the VM (~10 min under TCG; make check runs the
 #                   dkms build on the host and loads its module in the VM)
@@ -43,7 +45,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz install dkms-vm clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dkms-vm clean distclean help
 
 all: module tools
 
@@ -157,22 +159,30 @@ INSTALL		?= install
 DKMS_SRC	:= Kbuild dkms.conf uapi/linux/torus.h kernel/Kbuild \
 		   kernel/Kconfig $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h))
 
-install:
+install: install-tools install-dkms-src
+
+install-tools:
 	@for f in build/bin/torus build/bin/torusd build/ip/link_torus.so; do \
 		[ -f $$f ] || { echo "install: no $$f (run: make tools)" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(sbindir) $(DESTDIR)$(mandir)/man8 \
-		$(DESTDIR)$(iplibdir) $(DESTDIR)$(unitdir) $(DESTDIR)$(srcdir_dkms)
+		$(DESTDIR)$(iplibdir) $(DESTDIR)$(unitdir) $(DESTDIR)$(completiondir)
 	$(INSTALL) -m 755 build/bin/torus build/bin/torusd $(DESTDIR)$(sbindir)/
 	$(INSTALL) -m 644 man/torus.8 man/torusd.8 man/ip-link-torus.8 \
 		$(DESTDIR)$(mandir)/man8/
 	$(INSTALL) -m 644 build/ip/link_torus.so build/ip/link_torport.so \
 		build/ip/link_torus_slave.so $(DESTDIR)$(iplibdir)/
 	$(INSTALL) -m 644 daemon/torusd@.service $(DESTDIR)$(unitdir)/
+	$(INSTALL) -m 644 tools/completion/torus.bash $(DESTDIR)$(completiondir)/torus
+
+install-dkms-src:
+	$(INSTALL) -d $(DESTDIR)$(srcdir_dkms)
 	for f in $(DKMS_SRC); do \
 		$(INSTALL) -D -m 644 $$f $(DESTDIR)$(srcdir_dkms)/$$f || exit 1; done
-	@if [ -f tools/completion/torus.bash ]; then \
-		$(INSTALL) -D -m 644 tools/completion/torus.bash \
-			$(DESTDIR)$(completiondir)/torus; fi
+
+# two Debian packages from the two install halves (scripts/mkdeb)
+deb:
+	@$(MAKE) --no-print-directory tools
+	scripts/mkdeb $(VERSION) build/deb
 
 # dkms add ., dkms install and modprobe inside the VM (tests/pkg/run.sh
 # first: it prepares the source tree the guest copies)

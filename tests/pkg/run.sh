@@ -3,10 +3,10 @@
 # tests/pkg/run.sh - packaging checks on the host (tests/run pkg):
 # the top-level Kbuild, DKMS against the target kernel's headers (into
 # private trees under build/pkg, never the host's /usr/src, /var/lib/dkms
-# or /lib/modules), the iproute2 plugins' ABI against stock /usr/sbin/ip
-# and make install into a DESTDIR.  Leaves build/pkg/root, a module tree
-# holding only updates/dkms/torus.ko, for the VM to modprobe from
-# (tests/vm/eco_test.py).  Prints PASS:/FAIL:/SKIP: pkg/<case> lines.
+# or /lib/modules), the iproute2 plugins' ABI against stock /usr/sbin/ip,
+# make install into a DESTDIR, make deb and the bash completion of torus.
+# Leaves build/pkg/root, a module tree holding only updates/dkms/torus.ko,
+# for the VM to modprobe from (tests/vm/eco_test.py).  Prints PASS:/FAIL:/SKIP: pkg/<case> lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD
@@ -29,7 +29,7 @@ DEST=$P/destdir
 MULTIARCH=$(gcc -print-multiarch)
 want=(usr/sbin/torus usr/sbin/torusd
 	usr/share/man/man8/torus.8 usr/share/man/man8/torusd.8
-	usr/share/man/man8/ip-link-torus.8
+	usr/share/man/man8/ip-link-torus.8 usr/share/bash-completion/completions/torus
 	"usr/lib/$MULTIARCH/ip/link_torus.so" "usr/lib/$MULTIARCH/ip/link_torport.so"
 	"usr/lib/$MULTIARCH/ip/link_torus_slave.so"
 	"usr/lib/systemd/system/torusd@.service"
@@ -108,6 +108,37 @@ else
 		done
 	done
 	if [ -n "$bad" ]; then fail $case "$bad"; else pass $case; fi
+fi
+
+# the two packages hold what make install installs, man pages gzipped
+case=make_deb_packages_hold_the_install
+if [ ! -d "$DEST" ]; then
+	skip $case "make install failed"
+elif ! out=$(scripts/mkdeb "$VERSION" "$P/deb" 2>&1); then
+	fail $case "$(tail -n 5 <<< "$out")"
+else
+	debs=$(for d in "$P"/deb/torus-*.deb; do dpkg-deb -c "$d"; done |
+		awk '$1 !~ /^d/ {print substr($6, 3)}' | sort)
+	installed=$(cd "$DEST" && find . -type f | cut -c3- |
+		sed 's|^\(usr/share/man/.*\.8\)$|\1.gz|' | sort)
+	ctl=$(dpkg-deb -f "$P/deb/torus-tools_${VERSION}_$(dpkg --print-architecture).deb" Depends)
+	if [ "$debs" != "$installed" ]; then
+		fail $case "$(diff <(echo "$installed") <(echo "$debs") | grep '^[<>]' | head -n 5 | tr '\n' ' ')"
+	elif ! grep -q libmnl0 <<< "$ctl"; then
+		fail $case "torus-tools Depends lacks libmnl0: $ctl"
+	else
+		pass $case
+	fi
+fi
+
+case=bash_completion_offers_the_tool_grammar
+if [ ! -x build/bin/torus ]; then
+	fail $case "no build/bin/torus (make tools)"
+elif ! out=$(bash tests/pkg/completion_test.sh build/bin/torus \
+		tools/completion/torus.bash 2>&1); then
+	fail $case "$out"
+else
+	pass $case
 fi
 
 exit $status

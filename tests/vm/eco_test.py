@@ -16,6 +16,7 @@ for the length of the case.  Leaves torus.ko loaded from TORUS_KO, as it
 found it.  Prints PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
+import glob
 import json
 import os
 import shutil
@@ -258,6 +259,29 @@ def node_case():
         ip("netns", "del", ns, check=False)
 
 
+@case("deb_tools_gives_stock_ip_the_plugins")
+def deb_case(deb):
+    """dpkg -i of torus-tools (made by make deb / tests/pkg/run.sh) puts
+    the plugins where stock ip looks without IP_LIB_DIR; dpkg -r takes
+    them away again."""
+    a, b = NS
+    with Overlays(["/usr", "/var/lib/dpkg", "/var/log", "/etc"]):
+        run(["dpkg", "-i", deb])
+        out = ip("link", "help", "torport", plugins=False).stdout
+        assert "peer name NAME dir LABEL" in out, out
+        netns_reset()
+        ip("-n", a, "link", "add", "tpa", "type", "torport", "dir", "+z",
+           "peer", "name", "tpb", "dir", "-z", "netns", b, plugins=False)
+        data = link_json(a, "tpa", plugins=False)["linkinfo"]["info_data"]
+        assert data.get("dir") == "+z", data
+        run(["dpkg", "-r", "torus-tools"])
+        gone = link_json(a, "tpa", plugins=False)["linkinfo"]
+        assert "dir" not in gone.get("info_data", {}), gone
+        for ns in NS:
+            ip("netns", "del", ns, check=False)
+    return os.path.basename(deb)
+
+
 def main():
     if not os.environ.get("TORUS_VM"):
         print("eco_test.py runs inside the VM: tests/vm/run -- "
@@ -283,6 +307,13 @@ def main():
         help_case()
         torport_case()
         node_case()
+    debs = sorted(glob.glob(os.path.join(REPO, "build", "pkg", "deb",
+                                         "torus-tools_*.deb")))
+    if debs:
+        deb_case(debs[-1])
+    else:
+        skip("deb_tools_gives_stock_ip_the_plugins",
+             "no build/pkg/deb/torus-tools_*.deb (tests/pkg/run.sh)")
     return 1 if results["fail"] else 0
 
 
