@@ -18,9 +18,10 @@
 #                   11's histories, 100 seeds a row (~46 min here);
 #                   build/sim-sweep.json and .md (make check: quick rows)
 #   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
-#   make install    torus, torusd, man pages, ip plugins, unit file and the
-#                   module source for DKMS (/usr/src/torus-VERSION) into
-#                   DESTDIR (default prefix /usr)
+#   make install    torus, torusd, torus-lab, torus-sim, man pages, ip
+#                   plugins, unit file, bash completion and the module
+#                   source for DKMS (/usr/src/torus-VERSION) into DESTDIR
+#                   (PREFIX=/usr, BINDIR, SBINDIR, MANDIR, IPLIBDIR, ...)
 #   make deb        build/deb/torus-tools_VERSION_ARCH.deb and
 #                   torus-dkms_VERSION_all.deb (dpkg-deb)
 #   make dkms-vm    the whole DKMS flow (dkms add ., dkms install, modprobe)
@@ -145,15 +146,18 @@ fuzz:
 
 # ---- install (DESTDIR-aware; the version is dkms.conf's) ----
 VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
-prefix		?= /usr
-sbindir		?= $(prefix)/sbin
-mandir		?= $(prefix)/share/man
+PREFIX		?= /usr
+BINDIR		?= $(PREFIX)/bin
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+# torus-lab's Python module and its launcher
+LABDIR		?= $(PREFIX)/lib/torus
 # stock ip looks for link_KIND.so here (iproute2's LIBDIR/ip)
 MULTIARCH	:= $(shell gcc -print-multiarch 2>/dev/null)
-iplibdir	?= $(prefix)/lib/$(MULTIARCH)/ip
-unitdir		?= $(prefix)/lib/systemd/system
-srcdir_dkms	?= $(prefix)/src/torus-$(VERSION)
-completiondir	?= $(prefix)/share/bash-completion/completions
+IPLIBDIR	?= $(PREFIX)/lib/$(MULTIARCH)/ip
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+DKMSSRCDIR	?= $(PREFIX)/src/torus-$(VERSION)
+COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
 INSTALL		?= install
 # what DKMS needs to build the module, and nothing else
 DKMS_SRC	:= Kbuild dkms.conf uapi/linux/torus.h kernel/Kbuild \
@@ -162,22 +166,28 @@ DKMS_SRC	:= Kbuild dkms.conf uapi/linux/torus.h kernel/Kbuild \
 install: install-tools install-dkms-src
 
 install-tools:
-	@for f in build/bin/torus build/bin/torusd build/ip/link_torus.so; do \
+	@for f in build/bin/torus build/bin/torusd build/bin/torus-sim \
+		build/ip/link_torus.so; do \
 		[ -f $$f ] || { echo "install: no $$f (run: make tools)" >&2; exit 1; }; done
-	$(INSTALL) -d $(DESTDIR)$(sbindir) $(DESTDIR)$(mandir)/man8 \
-		$(DESTDIR)$(iplibdir) $(DESTDIR)$(unitdir) $(DESTDIR)$(completiondir)
-	$(INSTALL) -m 755 build/bin/torus build/bin/torusd $(DESTDIR)$(sbindir)/
-	$(INSTALL) -m 644 man/torus.8 man/torusd.8 man/ip-link-torus.8 \
-		$(DESTDIR)$(mandir)/man8/
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(LABDIR) $(DESTDIR)$(IPLIBDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(COMPLETIONDIR)
+	$(INSTALL) -m 755 build/bin/torus build/bin/torusd $(DESTDIR)$(SBINDIR)/
+	$(INSTALL) -m 755 build/bin/torus-sim $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 755 tools/lab/torus-lab $(DESTDIR)$(LABDIR)/
+	$(INSTALL) -m 644 tools/lab/torus_lab.py $(DESTDIR)$(LABDIR)/
+	ln -sf $(LABDIR)/torus-lab $(DESTDIR)$(SBINDIR)/torus-lab
+	$(INSTALL) -m 644 man/torus.8 man/torusd.8 man/torus-lab.8 \
+		man/torus-sim.8 man/ip-link-torus.8 $(DESTDIR)$(MANDIR)/man8/
 	$(INSTALL) -m 644 build/ip/link_torus.so build/ip/link_torport.so \
-		build/ip/link_torus_slave.so $(DESTDIR)$(iplibdir)/
-	$(INSTALL) -m 644 daemon/torusd@.service $(DESTDIR)$(unitdir)/
-	$(INSTALL) -m 644 tools/completion/torus.bash $(DESTDIR)$(completiondir)/torus
+		build/ip/link_torus_slave.so $(DESTDIR)$(IPLIBDIR)/
+	$(INSTALL) -m 644 daemon/torusd@.service $(DESTDIR)$(UNITDIR)/
+	$(INSTALL) -m 644 tools/completion/torus.bash $(DESTDIR)$(COMPLETIONDIR)/torus
 
 install-dkms-src:
-	$(INSTALL) -d $(DESTDIR)$(srcdir_dkms)
+	$(INSTALL) -d $(DESTDIR)$(DKMSSRCDIR)
 	for f in $(DKMS_SRC); do \
-		$(INSTALL) -D -m 644 $$f $(DESTDIR)$(srcdir_dkms)/$$f || exit 1; done
+		$(INSTALL) -D -m 644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit 1; done
 
 # two Debian packages from the two install halves (scripts/mkdeb)
 deb:

@@ -27,8 +27,9 @@ rm -rf "$P"
 case=make_install_destdir
 DEST=$P/destdir
 MULTIARCH=$(gcc -print-multiarch)
-want=(usr/sbin/torus usr/sbin/torusd
+want=(usr/sbin/torus usr/sbin/torusd usr/bin/torus-sim usr/lib/torus/torus_lab.py
 	usr/share/man/man8/torus.8 usr/share/man/man8/torusd.8
+	usr/share/man/man8/torus-lab.8 usr/share/man/man8/torus-sim.8
 	usr/share/man/man8/ip-link-torus.8 usr/share/bash-completion/completions/torus
 	"usr/lib/$MULTIARCH/ip/link_torus.so" "usr/lib/$MULTIARCH/ip/link_torport.so"
 	"usr/lib/$MULTIARCH/ip/link_torus_slave.so"
@@ -50,6 +51,9 @@ else
 	elif ! "$DEST/usr/sbin/torus" help > /dev/null 2>&1 &&
 	     ! "$DEST/usr/sbin/torus" -h > /dev/null 2>&1; then
 		fail $case "the installed torus does not run"
+	elif [ "$(readlink "$DEST/usr/sbin/torus-lab")" != /usr/lib/torus/torus-lab ] ||
+	     ! python3 "$DEST/usr/lib/torus/torus-lab" --help > /dev/null 2>&1; then
+		fail $case "torus-lab: no /usr/sbin/torus-lab -> /usr/lib/torus/torus-lab that runs"
 	else
 		pass $case
 	fi
@@ -119,7 +123,7 @@ elif ! out=$(scripts/mkdeb "$VERSION" "$P/deb" 2>&1); then
 else
 	debs=$(for d in "$P"/deb/torus-*.deb; do dpkg-deb -c "$d"; done |
 		awk '$1 !~ /^d/ {print substr($6, 3)}' | sort)
-	installed=$(cd "$DEST" && find . -type f | cut -c3- |
+	installed=$(cd "$DEST" && find . ! -type d | cut -c3- |
 		sed 's|^\(usr/share/man/.*\.8\)$|\1.gz|' | sort)
 	ctl=$(dpkg-deb -f "$P/deb/torus-tools_${VERSION}_$(dpkg --print-architecture).deb" Depends)
 	if [ "$debs" != "$installed" ]; then
