@@ -6,7 +6,8 @@
 # or /lib/modules), the iproute2 plugins' ABI against stock /usr/sbin/ip,
 # make install into a DESTDIR, make deb and the bash completion of torus.
 # Leaves build/pkg/root, a module tree holding only updates/dkms/torus.ko,
-# for the VM to modprobe from (tests/vm/eco_test.py).  Prints PASS:/FAIL:/SKIP: pkg/<case> lines.
+# for the VM to modprobe from, and build/pkg/deb for it to dpkg -i
+# (tests/vm/eco_test.py).  Prints PASS:/FAIL:/SKIP: pkg/<case> lines.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 REPO=$PWD

@@ -3,16 +3,16 @@
 """VM scenarios for the ecosystem around torus.ko (runs inside the VM).
 
 DKMS builds the module from the repository root (the top-level Kbuild)
-and installs it under updates/dkms, where modprobe finds it (the module
-tests/pkg/run.sh built and installed with dkms on the host; with
---dkms-full, as make dkms-vm runs it, the whole dkms add/install in the
-guest, ~10 min under TCG); stock
-iproute2 `ip` creates, shows and explains torus and torport links through
-the plugins of tools/iproute2 (IP_LIB_DIR points at build/ip).
+and installs it under updates/dkms, where modprobe finds it: the module
+tests/pkg/run.sh built and installed with dkms on the host, or with
+--dkms-full (make dkms-vm) the whole dkms add/install in the guest
+(~10 min under TCG).  Stock iproute2 `ip` creates, shows and explains
+torus and torport links through the plugins of tools/iproute2
+(IP_LIB_DIR points at build/ip, or dpkg -i of torus-tools puts them
+where ip looks by default).
 
 The guest's root is the host's, read-only over 9p: the directories DKMS
-writes (/usr/src, /var/lib/dkms, /lib/modules/KVER) get a tmpfs overlay
-for the length of the case.  Leaves torus.ko loaded from TORUS_KO, as it
+or dpkg write get a tmpfs overlay for the length of the case.  Leaves torus.ko loaded from TORUS_KO, as it
 found it.  Prints PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
