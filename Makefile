@@ -18,6 +18,15 @@
 #                   11's histories, 100 seeds a row (~46 min here);
 #                   build/sim-sweep.json and .md (make check: quick rows)
 #   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
+#   make install    torus, torusd, torus-lab, torus-sim, man pages, ip
+#                   plugins, unit file, bash completion and the module
+#                   source for DKMS (/usr/src/torus-VERSION) into DESTDIR
+#                   (PREFIX=/usr, BINDIR, SBINDIR, MANDIR, IPLIBDIR, ...)
+#   make deb        build/deb/torus-tools_VERSION_ARCH.deb and
+#                   torus-dkms_VERSION_all.deb (dpkg-deb)
+#   make dkms-vm    the whole DKMS flow (dkms add ., dkms install, modprobe)
+#                   inside the VM (~10 min under TCG; make check runs the
+#                   dkms build on the host and loads its module in the VM)
 #   make clean      remove build products (keeps build/kunit, build/vm caches)
 #   make distclean  remove build/ entirely
 #
@@ -37,7 +46,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dkms-vm clean distclean help
 
 all: module tools
 
@@ -54,6 +63,7 @@ tools:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools; \
 	else echo "tools: tools/Makefile not there yet, skipping" >&2; fi
 	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim; fi
+	@if [ -f tools/iproute2/Makefile ]; then $(MAKE) -C tools/iproute2; fi
 	@$(MAKE) -C tests/bench
 
 deps:
@@ -134,7 +144,66 @@ fuzz:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory -C tests/fuzz long
 
+# ---- install (DESTDIR-aware; the version is dkms.conf's) ----
+VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+PREFIX		?= /usr
+BINDIR		?= $(PREFIX)/bin
+SBINDIR		?= $(PREFIX)/sbin
+MANDIR		?= $(PREFIX)/share/man
+# torus-lab's Python module and its launcher
+LABDIR		?= $(PREFIX)/lib/torus
+# stock ip looks for link_KIND.so here (iproute2's LIBDIR/ip)
+MULTIARCH	:= $(shell gcc -print-multiarch 2>/dev/null)
+IPLIBDIR	?= $(PREFIX)/lib/$(MULTIARCH)/ip
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+DKMSSRCDIR	?= $(PREFIX)/src/torus-$(VERSION)
+COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
+INSTALL		?= install
+# what DKMS needs to build the module, and nothing else
+DKMS_SRC	:= Kbuild dkms.conf uapi/linux/torus.h kernel/Kbuild \
+		   kernel/Kconfig $(filter-out %.mod.c,$(wildcard kernel/*.c kernel/*.h))
+
+install: install-tools install-dkms-src
+
+install-tools:
+	@for f in build/bin/torus build/bin/torusd build/bin/torus-sim \
+		build/ip/link_torus.so; do \
+		[ -f $$f ] || { echo "install: no $$f (run: make tools)" >&2; exit 1; }; done
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
+		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(LABDIR) $(DESTDIR)$(IPLIBDIR) \
+		$(DESTDIR)$(UNITDIR) $(DESTDIR)$(COMPLETIONDIR)
+	$(INSTALL) -m 755 build/bin/torus build/bin/torusd $(DESTDIR)$(SBINDIR)/
+	$(INSTALL) -m 755 build/bin/torus-sim $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 755 tools/lab/torus-lab $(DESTDIR)$(LABDIR)/
+	$(INSTALL) -m 644 tools/lab/torus_lab.py $(DESTDIR)$(LABDIR)/
+	ln -sf $(LABDIR)/torus-lab $(DESTDIR)$(SBINDIR)/torus-lab
+	$(INSTALL) -m 644 man/torus.8 man/torusd.8 man/torus-lab.8 \
+		man/torus-sim.8 man/ip-link-torus.8 $(DESTDIR)$(MANDIR)/man8/
+	$(INSTALL) -m 644 build/ip/link_torus.so build/ip/link_torport.so \
+		build/ip/link_torus_slave.so $(DESTDIR)$(IPLIBDIR)/
+	$(INSTALL) -m 644 daemon/torusd@.service $(DESTDIR)$(UNITDIR)/
+	$(INSTALL) -m 644 tools/completion/torus.bash $(DESTDIR)$(COMPLETIONDIR)/torus
+
+install-dkms-src:
+	$(INSTALL) -d $(DESTDIR)$(DKMSSRCDIR)
+	for f in $(DKMS_SRC); do \
+		$(INSTALL) -D -m 644 $$f $(DESTDIR)$(DKMSSRCDIR)/$$f || exit 1; done
+
+# two Debian packages from the two install halves (scripts/mkdeb)
+deb:
+	@$(MAKE) --no-print-directory tools
+	scripts/mkdeb $(VERSION) build/deb
+
+# dkms add ., dkms install and modprobe inside the VM (tests/pkg/run.sh
+# first: it prepares the source tree the guest copies)
+dkms-vm:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	bash tests/pkg/run.sh
+	tests/vm/run --timeout 3600 -- python3 tests/vm/eco_test.py --dkms-full
+
 clean:
+	@if [ -f tools/iproute2/Makefile ]; then $(MAKE) -C tools/iproute2 clean; fi
 	@if [ -d "$(KDIR)" ] && { [ -f kernel/Kbuild ] || [ -f kernel/Makefile ]; }; then \
 		$(MAKE) -C $(KDIR) M=$(CURDIR)/kernel clean; fi
 	@if [ -f daemon/Makefile ]; then $(MAKE) -C daemon clean; fi

@@ -24,4 +24,7 @@ python3 tests/vm/routing_test.py --exceptions 40000 || status=1
 python3 tests/vm/hostile_flood.py --duration 5 \
 	--json build/vm/reliability/hostile.json || status=1
 tests/vm/reliability.sh quick build/vm/reliability || status=1
+# the module DKMS built on the host (tests/pkg/run.sh), stock ip with the
+# plugins of tools/iproute2; make dkms-vm runs dkms itself in the guest
+python3 tests/vm/eco_test.py || status=1
 exit $status
