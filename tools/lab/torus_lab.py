@@ -1300,6 +1300,7 @@ class Lab:
         self.procs = {}
         self.killed = set()
         self.t_start = None
+        self.t_started = None
         self.log = log or (lambda msg: None)
         self.live = [c for c in self.rack.nodes if c not in self.rack.dead]
         self.info = {nd["ns"]: nd for nd in self.truth["nodes"]}
@@ -1356,8 +1357,9 @@ class Lab:
             logf.close()
         with open(os.path.join(self.run_dir, "pids.json"), "w") as f:
             f.write(dumps({ns: p.pid for ns, p in self.procs.items()}))
+        self.t_started = time.monotonic()
         self.log("started %d torusd in %.1f s" %
-                 (len(self.procs), time.monotonic() - self.t_start))
+                 (len(self.procs), self.t_started - self.t_start))
 
     def exited(self):
         return {ns: p.returncode for ns, p in self.procs.items()
@@ -1387,12 +1389,15 @@ class Lab:
     def wait(self, timeout=None, settle=None, stall=None, poll=0.5):
         """Wait until every live node is placed or failed and nothing
         changed for `settle` s (converged), or nothing changed for
-        `stall` s, or `timeout` s passed.  Returns (converged, seconds
-        from the daemons' start to the last change, nodes)."""
+        `stall` s, or `timeout` s passed since the last daemon started
+        (a starved machine may take minutes to start them all).
+        Returns (converged, seconds from the daemons' start to the last
+        change, nodes)."""
         timeout = self.spec["timeout"] if timeout is None else timeout
         settle = self.spec["settle"] if settle is None else settle
         stall = self.spec["stall"] if stall is None else stall
         t0 = self.t_start or time.monotonic()
+        deadline = (self.t_started or time.monotonic()) + timeout
         last_sig, last_change = None, time.monotonic()
         live_ns = [self.rack.ns(c) for c in self.live]
         while True:
@@ -1406,7 +1411,7 @@ class Lab:
             quiet = now - last_change
             if final and quiet >= settle:
                 return True, round(last_change - t0, 2), nodes
-            if now - t0 >= timeout or quiet >= stall or \
+            if now >= deadline or quiet >= stall or \
                     len(self.exited()) == len(self.procs):
                 return False, round(last_change - t0, 2), nodes
             time.sleep(poll)
