@@ -15,6 +15,7 @@
 #include <linux/skbuff.h>
 
 #include "torus_priv.h"
+#include "torus_coll.h"
 
 static void torus_drop(struct torus_node *node, struct torus_port *port,
 		       struct sk_buff *skb, enum torus_drop_reason reason)
@@ -172,6 +173,26 @@ static void torus_port_send(struct torus_node *node,
 		torus_port_queue_segments(node, out, skb);
 	else
 		torus_port_queue(out, skb);
+}
+
+/* A collective frame (data at its torus header) to the neighbour in
+ * @dir.  Under rcu_read_lock().
+ */
+void torus_coll_xmit(struct torus_node *node, struct sk_buff *skb, u8 dir)
+{
+	const struct torus_fib *fib = rcu_dereference(node->fib);
+
+	if (unlikely(!fib)) {
+		torus_drop(node, NULL, skb, TORUS_DROP_NOT_PLACED);
+		return;
+	}
+	torus_port_send(node, fib, skb, dir);
+}
+
+void torus_coll_drop(struct torus_node *node, struct torus_port *port,
+		     struct sk_buff *skb, enum torus_drop_reason reason)
+{
+	torus_drop(node, port, skb, reason);
 }
 
 /* Strip the torus header and hand the packet to the node device. */
@@ -348,6 +369,11 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	 * buffer and TCP small queues (a 31-hop path starves TCP).
 	 */
 	skb_orphan(skb);
+	/* collectives: one hop, consumed by the engine */
+	if (h->type == TORUS_T_COLL) {
+		torus_coll_rx(node, port, skb);
+		return RX_HANDLER_CONSUMED;
+	}
 
 	fib = rcu_dereference(node->fib);
 	if (unlikely(!fib || !fib->placed)) {

@@ -15,6 +15,7 @@
 #include <net/sock.h>
 
 #include "torus_priv.h"
+#include "torus_coll.h"
 
 static struct genl_family torus_genl_family;
 static bool torus_genl_ready;
@@ -24,6 +25,11 @@ static bool torus_genl_ready;
 
 static struct netlink_range_validation torus_loss_range = {
 	.max = TORUS_LOSS_PPM_MAX,
+};
+
+static struct netlink_range_validation torus_coll_timeout_range = {
+	.min = 1,
+	.max = TORUS_COLL_TIMEOUT_MS_MAX,
 };
 
 static const struct nla_policy torus_coord_policy[TORUS_MAX_AXES + 1] = {
@@ -102,6 +108,20 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_PLAN]		= NLA_POLICY_NESTED(torus_plan_policy),
 	[TORUS_A_ROUTES_GENERATION]	= { .type = NLA_REJECT },
 	[TORUS_A_ROUTES_COUNT]	= { .type = NLA_REJECT },
+	[TORUS_A_COLL_TREE]	= { .type = NLA_NESTED },
+	[TORUS_A_COLL_TREE_SET]	= { .type = NLA_REJECT },
+	[TORUS_A_COLL_KIND]	= NLA_POLICY_MAX(NLA_U8, TORUS_COLL_KIND_MAX),
+	[TORUS_A_COLL_TYPE]	= NLA_POLICY_MAX(NLA_U8, TORUS_COLL_TYPE_MAX),
+	[TORUS_A_COLL_OP]	= NLA_POLICY_MAX(NLA_U8, TORUS_COLL_OP_MAX),
+	[TORUS_A_COLL_DATA]	= { .type = NLA_BINARY },
+	[TORUS_A_COLL_COUNT]	= NLA_POLICY_RANGE(NLA_U32, 1,
+						   TORUS_COLL_MAX_COUNT),
+	[TORUS_A_COLL_ROOT]	= NLA_POLICY_NESTED(torus_coord_policy),
+	[TORUS_A_COLL_TIMEOUT_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&torus_coll_timeout_range),
+	[TORUS_A_COLL_SEQ]	= { .type = NLA_REJECT },
+	[TORUS_A_COLL_RESULT]	= { .type = NLA_REJECT },
+	[TORUS_A_COLL_ERROR]	= { .type = NLA_REJECT },
 };
 
 /* ---- parsing helpers ---- */
@@ -139,9 +159,8 @@ static int torus_nl_parse_axes(struct nlattr *nest, u32 *vals,
 	return n;
 }
 
-static int torus_nl_parse_coord(struct nlattr *nest,
-				const struct torus_geom *g, u8 *coord,
-				struct netlink_ext_ack *extack)
+int torus_nl_parse_coord(struct nlattr *nest, const struct torus_geom *g,
+			 u8 *coord, struct netlink_ext_ack *extack)
 {
 	u32 vals[TORUS_MAX_AXES];
 	int n, axis;
@@ -160,7 +179,7 @@ static int torus_nl_parse_coord(struct nlattr *nest,
 }
 
 /* The node device named by TORUS_A_IFINDEX or TORUS_A_IFNAME.  RTNL. */
-static struct torus_node *torus_nl_get_node(struct genl_info *info)
+struct torus_node *torus_nl_get_node(struct genl_info *info)
 {
 	struct net *net = genl_info_net(info);
 	struct net_device *dev = NULL;
@@ -1503,6 +1522,20 @@ static const struct genl_ops torus_genl_ops[] = {
 		.doit	= torus_nl_node_rediscover_doit,
 		.internal_flags	= TORUS_NL_ADMIN,
 	},
+	{
+		.cmd	= TORUS_CMD_COLL_TREE_SET,
+		.doit	= torus_nl_coll_tree_set_doit,
+		.internal_flags	= TORUS_NL_ADMIN,
+	},
+	{
+		.cmd	= TORUS_CMD_COLL_TREE_GET,
+		.doit	= torus_nl_coll_tree_get_doit,
+	},
+	{
+		.cmd	= TORUS_CMD_COLL,
+		.doit	= torus_nl_coll_doit,
+		.internal_flags	= TORUS_NL_ADMIN,
+	},
 };
 
 static const struct genl_multicast_group torus_genl_mcgrps[] = {
@@ -1522,6 +1555,12 @@ static struct genl_family torus_genl_family __ro_after_init = {
 	.mcgrps		= torus_genl_mcgrps,
 	.n_mcgrps	= ARRAY_SIZE(torus_genl_mcgrps),
 };
+
+/* A message header of the family, for answers built elsewhere. */
+void *torus_nl_put_header(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd)
+{
+	return genlmsg_put(skb, portid, seq, &torus_genl_family, 0, cmd);
+}
 
 int torus_netlink_init(void)
 {

@@ -12,6 +12,7 @@
 #include <net/rtnetlink.h>
 
 #include "torus_priv.h"
+#include "torus_coll.h"
 
 #define TORUS_NODE_FEATURES (NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HW_CSUM | \
 			     NETIF_F_RXCSUM | NETIF_F_HIGHDMA | \
@@ -286,6 +287,13 @@ static int torus_node_init(struct net_device *dev)
 	RCU_INIT_POINTER(node->fib, fib);
 	RCU_INIT_POINTER(node->routes, NULL);
 	RCU_INIT_POINTER(node->plans, NULL);
+	if (torus_coll_node_init(node)) {
+		RCU_INIT_POINTER(node->fib, NULL);
+		kfree(fib);
+		free_percpu(node->stats);
+		node->stats = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -298,6 +306,7 @@ static void torus_node_uninit(struct net_device *dev)
 	struct torus_rtable *rt;
 	struct torus_fib *fib;
 
+	torus_coll_node_uninit(node);
 	list_for_each_entry_safe(port, tmp, &node->ports, list)
 		torus_node_release_port(port);
 

@@ -120,6 +120,8 @@ struct torus_pcpu_stats {
 };
 
 struct torus_node;
+struct torus_coll;
+struct genl_info;
 
 /**
  * struct torus_port - a device enslaved to a node device
@@ -171,6 +173,7 @@ struct torus_fib {
  * @reason: why the node is in its state
  * @generation: bumped on every change, reported in dumps
  * @routes_generation: bumped on every install of @routes
+ * @coll: collective operations (torus_coll.c); RCU for the data path
  */
 struct torus_node {
 	struct net_device *dev;
@@ -187,6 +190,7 @@ struct torus_node {
 	char reason[TORUS_REASON_LEN];
 	u32 generation;
 	u32 routes_generation;
+	struct torus_coll __rcu *coll;
 };
 
 /**
@@ -295,6 +299,9 @@ int torport_set_cable(struct net_device *dev, int carrier, s64 loss_ppm,
 netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev);
 rx_handler_result_t torus_handle_frame(struct sk_buff **pskb);
 u16 torus_fib_usable(const struct torus_fib *fib);
+void torus_coll_xmit(struct torus_node *node, struct sk_buff *skb, u8 dir);
+void torus_coll_drop(struct torus_node *node, struct torus_port *port,
+		     struct sk_buff *skb, enum torus_drop_reason reason);
 
 /* torus_gso.c: segmentation of fabric frames */
 void torus_gso_init(void);
@@ -310,6 +317,10 @@ void torus_notify_node(struct torus_node *node);
 void torus_notify_port(struct torus_port *port);
 int torus_nl_put_axes(struct sk_buff *skb, int type,
 		      const struct torus_geom *g, int what);
+struct torus_node *torus_nl_get_node(struct genl_info *info);
+int torus_nl_parse_coord(struct nlattr *nest, const struct torus_geom *g,
+			 u8 *coord, struct netlink_ext_ack *extack);
+void *torus_nl_put_header(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd);
 
 /* torus_route.c: route exceptions against a geometry, batches */
 unsigned int torus_diameter(const struct torus_geom *g);

@@ -138,6 +138,8 @@ int do_cable(int argc, char **argv);
 int do_route(int argc, char **argv);
 int do_stats(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+int do_coll(int argc, char **argv);
+void coll_usage(FILE *f);
 int do_neighbor(int argc, char **argv);
 
 void link_usage(FILE *f);

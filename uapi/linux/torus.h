@@ -68,7 +68,9 @@
  *	by coordinates and consumed by the module
  * @TORUS_T_CTRL: a control frame for the daemon, one hop only; it is
  *	passed up on the port so a packet socket (torusd, tcpdump) sees it
- * @TORUS_T_COLL: a collective operation frame (reserved)
+ * @TORUS_T_COLL: a collective operation frame, one hop along the
+ *	combining tree (struct torus_coll_hdr follows the header); consumed
+ *	by the module
  */
 enum torus_frame_type {
 	TORUS_T_DATA = 1,
@@ -189,6 +191,18 @@ struct torus_hdr {
  *	from scratch (after recabling): relayed to the events group as a
  *	message of this command with the node's attributes; fails with
  *	ESRCH when nobody listens there (CAP_NET_ADMIN)
+ * @TORUS_CMD_COLL_TREE_SET: install the node's combining tree
+ *	(TORUS_A_COLL_TREE), or, without it, go back to the default one
+ *	computed from the coordinates (CAP_NET_ADMIN)
+ * @TORUS_CMD_COLL_TREE_GET: the node's combining tree, installed or
+ *	default (TORUS_A_COLL_TREE, TORUS_A_COLL_TREE_SET)
+ * @TORUS_CMD_COLL: join a collective operation (TORUS_A_COLL_*).  The
+ *	request is answered later, when the operation completes or fails,
+ *	by a message of this command to the requesting socket with the
+ *	request's sequence number: TORUS_A_COLL_RESULT or
+ *	TORUS_A_COLL_ERROR.  Errors found in the request itself come back
+ *	at once as a netlink error.  Every node of the group calls the
+ *	same operations in the same order.
  */
 enum torus_cmd {
 	TORUS_CMD_UNSPEC,
@@ -206,6 +220,9 @@ enum torus_cmd {
 	TORUS_CMD_ROUTE_BATCH,
 	TORUS_CMD_PLAN_SET,
 	TORUS_CMD_NODE_REDISCOVER,
+	TORUS_CMD_COLL_TREE_SET,
+	TORUS_CMD_COLL_TREE_GET,
+	TORUS_CMD_COLL,
 	/* add new commands above */
 	__TORUS_CMD_MAX,
 	TORUS_CMD_MAX = __TORUS_CMD_MAX - 1
@@ -243,6 +260,22 @@ enum torus_cmd {
  *	bumped on every install (set, batch, delete); in route dumps and
  *	NODE_GET
  * @TORUS_A_ROUTES_COUNT: u32, number of exceptions installed (NODE_GET)
+ * @TORUS_A_COLL_TREE: nest of enum torus_coll_tree_attr
+ * @TORUS_A_COLL_TREE_SET: u8, 1 if the tree was installed, 0 if it is
+ *	the default one (COLL_TREE_GET)
+ * @TORUS_A_COLL_KIND: u8, enum torus_coll_kind
+ * @TORUS_A_COLL_TYPE: u8, enum torus_coll_type (not for a barrier)
+ * @TORUS_A_COLL_OP: u8, enum torus_coll_op (allreduce)
+ * @TORUS_A_COLL_DATA: binary, this node's elements of TORUS_A_COLL_TYPE
+ *	in host byte order (allreduce; broadcast: the root only)
+ * @TORUS_A_COLL_COUNT: u32, number of elements (broadcast: every node
+ *	but the root, which gives TORUS_A_COLL_DATA)
+ * @TORUS_A_COLL_ROOT: nest of u32 per axis, the broadcast's root
+ * @TORUS_A_COLL_TIMEOUT_MS: u32, fail with ETIMEDOUT after this long;
+ *	default TORUS_COLL_TIMEOUT_MS
+ * @TORUS_A_COLL_SEQ: u32, reply: the operation's sequence number
+ * @TORUS_A_COLL_RESULT: binary, reply: the result elements, host order
+ * @TORUS_A_COLL_ERROR: u32, reply: the operation failed with this errno
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -270,6 +303,18 @@ enum torus_attr {
 	TORUS_A_PLAN,
 	TORUS_A_ROUTES_GENERATION,
 	TORUS_A_ROUTES_COUNT,
+	TORUS_A_COLL_TREE,
+	TORUS_A_COLL_TREE_SET,
+	TORUS_A_COLL_KIND,
+	TORUS_A_COLL_TYPE,
+	TORUS_A_COLL_OP,
+	TORUS_A_COLL_DATA,
+	TORUS_A_COLL_COUNT,
+	TORUS_A_COLL_ROOT,
+	TORUS_A_COLL_TIMEOUT_MS,
+	TORUS_A_COLL_SEQ,
+	TORUS_A_COLL_RESULT,
+	TORUS_A_COLL_ERROR,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
@@ -595,5 +640,143 @@ enum torus_port_info_attr {
 	__TORUS_PORT_INFO_A_MAX,
 	TORUS_PORT_INFO_A_MAX = __TORUS_PORT_INFO_A_MAX - 1
 };
+
+/**
+ * DOC: collectives
+ *
+ * A collective runs over a combining tree: each node has a parent port
+ * (none at the root) and child ports.  Contributions go up the tree,
+ * each node combining its children's with its own; the root's result
+ * comes back down the same tree.  The default tree is dimension-wise:
+ * along x lines to x = 0, then along the y line to y = 0, and so on, the
+ * shorter way round a ring, over the cables that have carrier.  torusd
+ * may install another (fault-aware) one.
+ *
+ * Sums of floats and doubles are exact and rounded once at the root, to
+ * nearest, ties to even, so every node gets the same bits whatever the
+ * tree's shape and the order of arrival: contributions travel as exact
+ * fixed-point sums.  Any nan gives the canonical quiet nan; +inf with
+ * -inf gives it too; a zero sum is -0 only if every value was -0; a sum
+ * beyond the format's range is an infinity.  min and max of floats give
+ * the canonical nan if any value is a nan and order -0 below +0.
+ */
+#define TORUS_COLL_TIMEOUT_MS		10000	/* default */
+#define TORUS_COLL_TIMEOUT_MS_MAX	600000
+#define TORUS_COLL_MAX_COUNT		8192	/* elements per operation */
+
+/**
+ * enum torus_coll_tree_attr - a node's combining tree (TORUS_A_COLL_TREE)
+ * @TORUS_COLL_TREE_A_PARENT: u8, global direction of the parent,
+ *	TORUS_DIR_NONE at the root
+ * @TORUS_COLL_TREE_A_CHILDREN: u32, bit per global direction of a child
+ */
+enum torus_coll_tree_attr {
+	TORUS_COLL_TREE_A_UNSPEC,
+	TORUS_COLL_TREE_A_PARENT,
+	TORUS_COLL_TREE_A_CHILDREN,
+	/* add new attributes above */
+	__TORUS_COLL_TREE_A_MAX,
+	TORUS_COLL_TREE_A_MAX = __TORUS_COLL_TREE_A_MAX - 1
+};
+
+/**
+ * enum torus_coll_kind - what a collective does
+ * @TORUS_COLL_BARRIER: return when every node has joined
+ * @TORUS_COLL_ALLREDUCE: every node gets the reduction of all nodes' data
+ * @TORUS_COLL_BCAST: every node gets the root's data
+ */
+enum torus_coll_kind {
+	TORUS_COLL_BARRIER,
+	TORUS_COLL_ALLREDUCE,
+	TORUS_COLL_BCAST,
+	/* add new kinds above */
+	__TORUS_COLL_KIND_MAX,
+	TORUS_COLL_KIND_MAX = __TORUS_COLL_KIND_MAX - 1
+};
+
+/* enum torus_coll_type - element types */
+enum torus_coll_type {
+	TORUS_COLL_INT8,
+	TORUS_COLL_INT16,
+	TORUS_COLL_INT32,
+	TORUS_COLL_INT64,
+	TORUS_COLL_UINT8,
+	TORUS_COLL_UINT16,
+	TORUS_COLL_UINT32,
+	TORUS_COLL_UINT64,
+	TORUS_COLL_FLOAT,
+	TORUS_COLL_DOUBLE,
+	/* add new types above */
+	__TORUS_COLL_TYPE_MAX,
+	TORUS_COLL_TYPE_MAX = __TORUS_COLL_TYPE_MAX - 1
+};
+
+#define TORUS_COLL_TYPE_NAMES { "int8", "int16", "int32", "int64", \
+	"uint8", "uint16", "uint32", "uint64", "float", "double" }
+
+/*
+ * enum torus_coll_op - reductions.  Integer sums and products wrap;
+ * the logical ones give 0 or 1; floats take sum, min and max.
+ */
+enum torus_coll_op {
+	TORUS_COLL_SUM,
+	TORUS_COLL_PROD,
+	TORUS_COLL_MIN,
+	TORUS_COLL_MAX,
+	TORUS_COLL_BAND,
+	TORUS_COLL_BOR,
+	TORUS_COLL_BXOR,
+	TORUS_COLL_LAND,
+	TORUS_COLL_LOR,
+	TORUS_COLL_LXOR,
+	/* add new ops above */
+	__TORUS_COLL_OP_MAX,
+	TORUS_COLL_OP_MAX = __TORUS_COLL_OP_MAX - 1
+};
+
+#define TORUS_COLL_OP_NAMES { "sum", "prod", "min", "max", "band", "bor", \
+	"bxor", "land", "lor", "lxor" }
+
+/* torus_coll_hdr.phase */
+#define TORUS_COLL_UP		1	/* a subtree's contribution */
+#define TORUS_COLL_DOWN		2	/* the result */
+
+/* torus_coll_hdr.flags */
+#define TORUS_COLL_F_EMPTY	0x01	/* no data from this subtree (bcast) */
+
+/**
+ * struct torus_coll_hdr - after the torus header of a TORUS_T_COLL frame
+ * @phase: TORUS_COLL_UP or TORUS_COLL_DOWN
+ * @kind: enum torus_coll_kind
+ * @type: enum torus_coll_type
+ * @op: enum torus_coll_op
+ * @flags: TORUS_COLL_F_*
+ * @reserved: 0
+ * @group: the group (0: the whole fabric)
+ * @seq: the operation's sequence number in the group
+ * @count: elements of the operation
+ * @first: index of the first element in this frame
+ * @n: elements in this frame (@first + @n <= @count)
+ *
+ * The elements follow: big-endian 64-bit values (sign-extended integers,
+ * float bits), except in UP frames of float and double sums, which
+ * carry exact sums (4-byte head: flags, first word, words, 0; then the
+ * words big-endian, least significant first; see torus_xacc.c).
+ */
+struct torus_coll_hdr {
+	__u8	phase;
+	__u8	kind;
+	__u8	type;
+	__u8	op;
+	__u8	flags;
+	__u8	reserved;
+	__be16	group;
+	__be32	seq;
+	__be32	count;
+	__be32	first;
+	__be32	n;
+};
+
+#define TORUS_COLL_HDR_LEN	24
 
 #endif /* _UAPI_LINUX_TORUS_H */

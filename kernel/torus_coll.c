@@ -1,0 +1,891 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Collectives executed by the fabric: barrier, allreduce and broadcast
+ * over a combining tree (see the uapi header's DOC: collectives).
+ *
+ * A node joins an operation through generic netlink and gets its answer
+ * later as a netlink message, so no handler ever sleeps waiting for the
+ * fabric.  Everything else runs where frames arrive, in softirq: a
+ * node's children send their contributions up (TORUS_COLL_UP), it
+ * combines them with its own and sends the sum to its parent; the root
+ * sends the result down (TORUS_COLL_DOWN) and every node passes it on
+ * to its children and answers its caller.  Transit nodes need no user
+ * process beyond the one that joined.
+ *
+ * Operations are keyed by (group, sequence number); every node numbers
+ * the operations it joins 0, 1, 2, ..., so all nodes must join the same
+ * operations in the same order, as MPI requires.  Frames for an
+ * operation this node has not joined yet are kept until it does.  Each
+ * operation has a timer: when it fires, the caller gets ETIMEDOUT and
+ * the operation is forgotten, so a dead member or a cut cable never
+ * leaves anyone waiting, and the next operation starts clean.
+ */
+#include <linux/etherdevice.h>
+#include <linux/jiffies.h>
+#include <linux/netdevice.h>
+#include <linux/rcupdate.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/rtnetlink.h>
+#include <asm/unaligned.h>
+#include <net/genetlink.h>
+
+#include "torus_priv.h"
+#include "torus_coll.h"
+#include "torus_coll_tree.h"
+
+static_assert(sizeof(struct torus_coll_hdr) == TORUS_COLL_HDR_LEN);
+
+/* ---- reduction arithmetic ---- */
+
+unsigned int torus_coll_type_size(u8 type)
+{
+	static const u8 size[] = {
+		[TORUS_COLL_INT8] = 1, [TORUS_COLL_INT16] = 2,
+		[TORUS_COLL_INT32] = 4, [TORUS_COLL_INT64] = 8,
+		[TORUS_COLL_UINT8] = 1, [TORUS_COLL_UINT16] = 2,
+		[TORUS_COLL_UINT32] = 4, [TORUS_COLL_UINT64] = 8,
+		[TORUS_COLL_FLOAT] = 4, [TORUS_COLL_DOUBLE] = 8,
+	};
+
+	return type <= TORUS_COLL_TYPE_MAX ? size[type] : 0;
+}
+
+static bool coll_type_float(u8 type)
+{
+	return type == TORUS_COLL_FLOAT || type == TORUS_COLL_DOUBLE;
+}
+
+static bool coll_type_signed(u8 type)
+{
+	return type <= TORUS_COLL_INT64;
+}
+
+/* floats: sum, min and max; integers: every op */
+bool torus_coll_op_valid(u8 type, u8 op)
+{
+	if (type > TORUS_COLL_TYPE_MAX || op > TORUS_COLL_OP_MAX)
+		return false;
+	if (coll_type_float(type))
+		return op == TORUS_COLL_SUM || op == TORUS_COLL_MIN ||
+		       op == TORUS_COLL_MAX;
+	return true;
+}
+
+/* an element in host order -> u64 (integers sign-extended) */
+u64 torus_coll_load(u8 type, const void *p)
+{
+	switch (torus_coll_type_size(type)) {
+	case 1:
+		return coll_type_signed(type) ? (u64)(s64)*(const s8 *)p :
+						*(const u8 *)p;
+	case 2:
+		return coll_type_signed(type) ?
+		       (u64)(s64)get_unaligned((const s16 *)p) :
+		       get_unaligned((const u16 *)p);
+	case 4:
+		return coll_type_signed(type) ?
+		       (u64)(s64)get_unaligned((const s32 *)p) :
+		       get_unaligned((const u32 *)p);
+	default:
+		return get_unaligned((const u64 *)p);
+	}
+}
+
+void torus_coll_store(u8 type, u64 v, void *p)
+{
+	switch (torus_coll_type_size(type)) {
+	case 1:
+		*(u8 *)p = v;
+		break;
+	case 2:
+		put_unaligned((u16)v, (u16 *)p);
+		break;
+	case 4:
+		put_unaligned((u32)v, (u32 *)p);
+		break;
+	default:
+		put_unaligned(v, (u64 *)p);
+	}
+}
+
+/* Floats in a total order: -nan < -inf < ... < -0 < +0 < ... < +nan. */
+static u64 coll_float_key(u64 bits, unsigned int width)
+{
+	u64 sign = 1ULL << (width - 1);
+	u64 mask = width == 64 ? ~0ULL : (1ULL << width) - 1;
+
+	return bits & sign ? ~bits & mask : bits | sign;
+}
+
+static bool coll_float_nan(u64 bits, unsigned int width)
+{
+	u64 sign = 1ULL << (width - 1);
+
+	/* magnitude above inf's */
+	return (bits & (sign - 1)) >
+	       (width == 64 ? 0x7ff0000000000000ULL : 0x7f800000ULL);
+}
+
+/* min or max of two floats: any nan gives the canonical one */
+static u64 coll_float_minmax(u8 type, bool max, u64 a, u64 b)
+{
+	unsigned int width = 8 * torus_coll_type_size(type);
+	u64 ka, kb;
+
+	if (coll_float_nan(a, width) || coll_float_nan(b, width))
+		return width == 64 ? TORUS_XACC_NAN64 : TORUS_XACC_NAN32;
+	ka = coll_float_key(a, width);
+	kb = coll_float_key(b, width);
+	return (max ? ka >= kb : ka <= kb) ? a : b;
+}
+
+/**
+ * torus_coll_combine - reduce two elements
+ * @type: enum torus_coll_type
+ * @op: enum torus_coll_op, valid for @type (float sums go through
+ *	struct torus_xacc instead)
+ * @a: one element, as torus_coll_load() gives it
+ * @b: the other
+ *
+ * Commutative and associative for every valid pair, so the tree's shape
+ * and the order of arrival do not change the result.
+ *
+ * Return: the reduction, sign-extended for signed integer types.
+ */
+u64 torus_coll_combine(u8 type, u8 op, u64 a, u64 b)
+{
+	bool sgn = coll_type_signed(type);
+	unsigned int bits = 8 * torus_coll_type_size(type);
+	u64 r;
+
+	if (coll_type_float(type))
+		return coll_float_minmax(type, op == TORUS_COLL_MAX, a, b);
+	switch (op) {
+	case TORUS_COLL_SUM:
+		r = a + b;
+		break;
+	case TORUS_COLL_PROD:
+		r = a * b;
+		break;
+	case TORUS_COLL_MIN:
+		return sgn ? ((s64)a < (s64)b ? a : b) : min(a, b);
+	case TORUS_COLL_MAX:
+		return sgn ? ((s64)a > (s64)b ? a : b) : max(a, b);
+	case TORUS_COLL_BAND:
+		return a & b;
+	case TORUS_COLL_BOR:
+		return a | b;
+	case TORUS_COLL_BXOR:
+		return a ^ b;
+	case TORUS_COLL_LAND:
+		return a && b;
+	case TORUS_COLL_LOR:
+		return a || b;
+	default:
+		return !a != !b;
+	}
+	/* wrap to the type's width, as C does for unsigned arithmetic */
+	if (bits < 64) {
+		r &= (1ULL << bits) - 1;
+		if (sgn && r >> (bits - 1))
+			r |= ~0ULL << bits;
+	}
+	return r;
+}
+
+/* logical ops see 0 / not 0: their result is 0 or 1 even for one node */
+static u64 coll_prepare(u8 op, u64 v)
+{
+	if (op == TORUS_COLL_LAND || op == TORUS_COLL_LOR ||
+	    op == TORUS_COLL_LXOR)
+		return !!v;
+	return v;
+}
+
+static bool coll_uses_xacc(u8 kind, u8 type, u8 op)
+{
+	return kind == TORUS_COLL_ALLREDUCE && coll_type_float(type) &&
+	       op == TORUS_COLL_SUM;
+}
+
+/* ---- the engine ---- */
+
+/**
+ * struct coll_out - work found under the lock, done after it
+ * @frames: frames to send, global direction in cb[0]
+ * @replies: answers to requesters, struct coll_reply_cb in cb
+ * @trash: arrays of finished operations, freed outside the lock
+ * @ntrash: entries in @trash
+ */
+struct coll_out {
+	struct sk_buff_head frames;
+	struct sk_buff_head replies;
+	void *trash[2 * TORUS_COLL_SLOTS];
+	unsigned int ntrash;
+};
+
+struct coll_reply_cb {
+	struct net *net;
+	u32 portid;
+};
+
+static void coll_out_init(struct coll_out *out)
+{
+	__skb_queue_head_init(&out->frames);
+	__skb_queue_head_init(&out->replies);
+	out->ntrash = 0;
+}
+
+/* Send and free what the lock kept back.  Under rcu_read_lock(). */
+static void coll_out_flush(struct torus_node *node, struct coll_out *out)
+{
+	struct sk_buff *skb;
+	unsigned int i;
+
+	while ((skb = __skb_dequeue(&out->frames)))
+		torus_coll_xmit(node, skb, skb->cb[0]);
+	while ((skb = __skb_dequeue(&out->replies))) {
+		struct coll_reply_cb *cb = (struct coll_reply_cb *)skb->cb;
+
+		/* the requester may be gone: nothing to do then */
+		genlmsg_unicast(cb->net, skb, cb->portid);
+	}
+	for (i = 0; i < out->ntrash; i++)
+		kvfree(out->trash[i]);
+	out->ntrash = 0;
+}
+
+static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
+{
+	if (s->vals)
+		out->trash[out->ntrash++] = s->vals;
+	if (s->acc)
+		out->trash[out->ntrash++] = s->acc;
+	s->vals = NULL;
+	s->acc = NULL;
+	__skb_queue_purge(&s->early);
+	s->state = TORUS_COLL_FREE;
+	s->has_params = false;
+	s->has_data = false;
+}
+
+/* Answer the requester and forget the operation. */
+static void coll_finish(struct torus_coll_slot *s, int err,
+			struct coll_out *out)
+{
+	struct torus_coll *coll = s->coll;
+	struct sk_buff *skb;
+
+	if (s->state == TORUS_COLL_JOINED || s->state == TORUS_COLL_UP_SENT) {
+		s->done.seq = s->seq;
+		s->done.err = err;
+		s->done.type = s->type;
+		s->done.count = s->count;
+		s->done.vals = err ? NULL : s->vals;
+		skb = coll->reply(&s->done);
+		if (skb) {
+			struct coll_reply_cb *cb =
+				(struct coll_reply_cb *)skb->cb;
+
+			cb->net = s->done.net;
+			cb->portid = s->done.portid;
+			__skb_queue_tail(&out->replies, skb);
+		}
+	}
+	coll_slot_free(s, out);
+}
+
+static struct torus_coll_slot *coll_find(struct torus_coll *coll, u16 group,
+					 u32 seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < TORUS_COLL_SLOTS; i++) {
+		struct torus_coll_slot *s = &coll->slot[i];
+
+		if (s->state != TORUS_COLL_FREE && s->group == group &&
+		    s->seq == seq)
+			return s;
+	}
+	return NULL;
+}
+
+static struct torus_coll_slot *coll_alloc(struct torus_coll *coll, u16 group,
+					  u32 seq, unsigned int ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < TORUS_COLL_SLOTS; i++) {
+		struct torus_coll_slot *s = &coll->slot[i];
+
+		if (s->state != TORUS_COLL_FREE)
+			continue;
+		s->group = group;
+		s->seq = seq;
+		s->state = TORUS_COLL_EARLY;
+		s->deadline = jiffies + msecs_to_jiffies(ms);
+		mod_timer(&s->timer, s->deadline);
+		return s;
+	}
+	return NULL;
+}
+
+/* The neighbour's coordinates in @dir (the frame's destination). */
+static void coll_neighbor(const struct torus_geom *g, u8 dir, u8 *out)
+{
+	unsigned int axis = TORUS_DIR_AXIS(dir);
+
+	memcpy(out, g->coord, TORUS_MAX_AXES);
+	if (TORUS_DIR_NEG(dir))
+		out[axis] = out[axis] ? out[axis] - 1 : g->dims[axis] - 1;
+	else
+		out[axis] = out[axis] + 1 < g->dims[axis] ? out[axis] + 1 : 0;
+}
+
+static struct sk_buff *coll_frame_new(const struct torus_coll_slot *s,
+				      const struct torus_geom *g, u8 phase,
+				      u8 dir, u32 first, u8 flags)
+{
+	unsigned int len = TORUS_HDR_LEN + TORUS_COLL_HDR_LEN +
+			   TORUS_COLL_FRAME_ROOM;
+	u8 dst[TORUS_MAX_AXES];
+	struct torus_coll_hdr *ch;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(LL_MAX_HEADER + len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_MAX_HEADER);
+	coll_neighbor(g, dir, dst);
+	/* one hop: the neighbour consumes it */
+	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0,
+		       g->coord, dst, 1);
+	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
+	ch->phase = phase;
+	ch->kind = s->kind;
+	ch->type = s->type;
+	ch->op = s->op;
+	ch->flags = flags;
+	ch->group = htons(s->group);
+	ch->seq = htonl(s->seq);
+	ch->count = htonl(s->count);
+	ch->first = htonl(first);
+	skb->cb[0] = dir;
+	return skb;
+}
+
+static void coll_frame_close(struct sk_buff *skb, u32 n,
+			     struct sk_buff_head *list)
+{
+	struct torus_coll_hdr *ch;
+
+	ch = (struct torus_coll_hdr *)(skb->data + TORUS_HDR_LEN);
+	ch->n = htonl(n);
+	__skb_queue_tail(list, skb);
+}
+
+/*
+ * The frames of one message to the neighbour in @dir: the elements,
+ * as many per frame as fit.  Return: 0 or -ENOMEM.
+ */
+static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
+		     u8 phase, u8 dir, struct coll_out *out)
+{
+	bool exact = phase == TORUS_COLL_UP &&
+		     coll_uses_xacc(s->kind, s->type, s->op);
+	struct sk_buff *skb;
+	u32 i, first = 0;
+
+	if (phase == TORUS_COLL_UP && s->kind == TORUS_COLL_BCAST &&
+	    !s->has_data) {
+		/* nothing from this subtree: say so in one frame */
+		skb = coll_frame_new(s, g, phase, dir, 0, TORUS_COLL_F_EMPTY);
+		if (!skb)
+			return -ENOMEM;
+		coll_frame_close(skb, s->count, &out->frames);
+		return 0;
+	}
+	skb = coll_frame_new(s, g, phase, dir, 0, 0);
+	if (!skb)
+		return -ENOMEM;
+	for (i = 0; i < s->count; i++) {
+		unsigned int room = TORUS_COLL_FRAME_ROOM -
+				    (skb->len - TORUS_HDR_LEN -
+				     TORUS_COLL_HDR_LEN);
+		size_t len;
+
+		if (exact) {
+			len = torus_xacc_encode(&s->acc[i], skb_tail_pointer(skb),
+						room);
+		} else if (room >= sizeof(__be64)) {
+			put_unaligned_be64(s->vals[i], skb_tail_pointer(skb));
+			len = sizeof(__be64);
+		} else {
+			len = 0;
+		}
+		if (!len) {
+			/* full: close this frame, the element opens the next */
+			coll_frame_close(skb, i - first, &out->frames);
+			first = i;
+			skb = coll_frame_new(s, g, phase, dir, first, 0);
+			if (!skb)
+				return -ENOMEM;
+			i--;
+			continue;
+		}
+		skb_put(skb, len);
+	}
+	coll_frame_close(skb, s->count - first, &out->frames);
+	return 0;
+}
+
+/* The operation may move on: send up, or at the root turn around. */
+static void coll_progress(struct torus_coll_slot *s,
+			  const struct torus_geom *g, struct coll_out *out)
+{
+	unsigned int dir;
+	u32 i;
+	int err;
+
+	if (s->state != TORUS_COLL_JOINED || s->pending)
+		return;
+	if (s->parent != TORUS_DIR_NONE) {
+		err = coll_send(s, g, TORUS_COLL_UP, s->parent, out);
+		if (err)
+			coll_finish(s, err, out);
+		else
+			s->state = TORUS_COLL_UP_SENT;
+		return;
+	}
+	/* the root: the result */
+	if (s->kind == TORUS_COLL_BCAST && !s->has_data) {
+		coll_finish(s, -EHOSTUNREACH, out);	/* no root in the tree */
+		return;
+	}
+	if (s->acc)
+		for (i = 0; i < s->count; i++)
+			s->vals[i] = s->type == TORUS_COLL_DOUBLE ?
+				     torus_xacc_round_f64(&s->acc[i]) :
+				     torus_xacc_round_f32(&s->acc[i]);
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+		if (!(s->children & BIT(dir)))
+			continue;
+		err = coll_send(s, g, TORUS_COLL_DOWN, dir, out);
+		if (err) {
+			coll_finish(s, err, out);
+			return;
+		}
+	}
+	coll_finish(s, 0, out);
+}
+
+/*
+ * Apply one frame to a joined operation: its elements are combined (UP)
+ * or taken as the result (DOWN).  Return: 0, or a negative errno that
+ * fails the operation.
+ */
+static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
+		      struct sk_buff *skb, struct coll_out *out)
+{
+	const struct torus_coll_hdr *ch = (const void *)skb->data;
+	u8 in_dir = skb->cb[0];
+	const u8 *p = skb->data + TORUS_COLL_HDR_LEN;
+	size_t left = skb->len - TORUS_COLL_HDR_LEN;
+	u32 first = ntohl(ch->first), n = ntohl(ch->n), i;
+	unsigned int dir;
+
+	if (ch->kind != s->kind || ch->type != s->type || ch->op != s->op ||
+	    ntohl(ch->count) != s->count)
+		return -EPROTO;	/* the nodes disagree on the operation */
+
+	if (ch->phase == TORUS_COLL_DOWN) {
+		if (s->state != TORUS_COLL_UP_SENT || in_dir != s->parent)
+			return 0;	/* stray: ignored */
+		if (left < (size_t)n * sizeof(__be64))
+			return -EPROTO;
+		for (i = 0; i < n; i++)
+			s->vals[first + i] = get_unaligned_be64(p + 8 * i);
+		s->down_got += n;
+		if (s->down_got < s->count)
+			return 0;
+		for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
+			if ((s->children & BIT(dir)) &&
+			    coll_send(s, g, TORUS_COLL_DOWN, dir, out))
+				return -ENOMEM;
+		coll_finish(s, 0, out);
+		return 0;
+	}
+
+	if (!(s->pending & BIT(in_dir)) || n > s->count - s->got[in_dir])
+		return 0;	/* not a child, or more than it owes */
+	if (ch->flags & TORUS_COLL_F_EMPTY) {
+		if (s->kind != TORUS_COLL_BCAST)
+			return -EPROTO;
+	} else if (coll_uses_xacc(s->kind, s->type, s->op)) {
+		for (i = 0; i < n; i++) {
+			size_t used = torus_xacc_decode_merge(&s->acc[first + i],
+							      p, left);
+
+			if (!used)
+				return -EPROTO;
+			p += used;
+			left -= used;
+		}
+	} else {
+		if (left < (size_t)n * sizeof(__be64))
+			return -EPROTO;
+		for (i = 0; i < n; i++) {
+			u64 v = get_unaligned_be64(p + 8 * i);
+
+			if (s->kind == TORUS_COLL_BCAST)
+				s->vals[first + i] = v;
+			else
+				s->vals[first + i] =
+					torus_coll_combine(s->type, s->op,
+							   s->vals[first + i],
+							   coll_prepare(s->op,
+									v));
+		}
+		if (s->kind == TORUS_COLL_BCAST)
+			s->has_data = true;
+	}
+	s->got[in_dir] += n;
+	if (s->got[in_dir] == s->count)
+		s->pending &= ~BIT(in_dir);
+	coll_progress(s, g, out);
+	return 0;
+}
+
+static void coll_apply_or_fail(struct torus_coll_slot *s,
+			       const struct torus_geom *g,
+			       struct sk_buff *skb, struct coll_out *out)
+{
+	int err = coll_apply(s, g, skb, out);
+
+	consume_skb(skb);
+	if (err)
+		coll_finish(s, err, out);
+}
+
+/* The node's tree now: installed, or the default over live cables. */
+static void coll_tree(struct torus_coll *coll, const struct torus_fib *fib,
+		      u8 *parent, u32 *children)
+{
+	const struct torus_geom *g = &fib->geom;
+
+	if (coll->tree_set) {
+		*parent = coll->tree_parent;
+		*children = coll->tree_children;
+		return;
+	}
+	*parent = torus_coll_tree_parent(g->ndims, g->dims, g->wrap, g->coord);
+	*children = torus_coll_tree_children(g->ndims, g->dims, g->wrap,
+					     g->coord) & torus_fib_usable(fib);
+}
+
+void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
+			 u32 *children)
+{
+	struct torus_coll *coll = rtnl_dereference(node->coll);
+	const struct torus_fib *fib;
+
+	rcu_read_lock();
+	fib = rcu_dereference(node->fib);
+	spin_lock_bh(&coll->lock);
+	*set = coll->tree_set;
+	coll_tree(coll, fib, parent, children);
+	spin_unlock_bh(&coll->lock);
+	rcu_read_unlock();
+}
+
+void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,
+			     u32 children)
+{
+	struct torus_coll *coll = rtnl_dereference(node->coll);
+
+	spin_lock_bh(&coll->lock);
+	coll->tree_set = set;
+	coll->tree_parent = parent;
+	coll->tree_children = children;
+	spin_unlock_bh(&coll->lock);
+}
+
+/* The local contribution, in the operation's arrays (allocated here). */
+static int coll_contribution(const struct torus_coll_req *req, u64 **valsp,
+			     struct torus_xacc **accp)
+{
+	unsigned int size = torus_coll_type_size(req->type);
+	u64 *vals = NULL;
+	struct torus_xacc *acc = NULL;
+	u32 i;
+
+	*valsp = NULL;
+	*accp = NULL;
+	if (!req->count)
+		return 0;
+	vals = kvcalloc(req->count, sizeof(*vals), GFP_KERNEL);
+	if (!vals)
+		return -ENOMEM;
+	if (coll_uses_xacc(req->kind, req->type, req->op)) {
+		acc = kvcalloc(req->count, sizeof(*acc), GFP_KERNEL);
+		if (!acc) {
+			kvfree(vals);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; req->data && i < req->count; i++) {
+		u64 v = torus_coll_load(req->type,
+					 (const u8 *)req->data + i * size);
+
+		if (acc) {
+			torus_xacc_init(&acc[i]);
+			if (req->type == TORUS_COLL_DOUBLE)
+				torus_xacc_add_f64(&acc[i], v);
+			else
+				torus_xacc_add_f32(&acc[i], v);
+		} else {
+			vals[i] = coll_prepare(req->op, v);
+		}
+	}
+	*valsp = vals;
+	*accp = acc;
+	return 0;
+}
+
+/**
+ * torus_coll_join - this node joins the next operation
+ * @node: the node (RTNL held, so it stays)
+ * @req: the validated request
+ * @extack: for errors found now
+ *
+ * Return: 0 when the operation started: its answer comes through
+ * coll->reply; or a negative errno (nothing started, no answer comes).
+ */
+int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
+		    struct netlink_ext_ack *extack)
+{
+	struct torus_coll *coll = rtnl_dereference(node->coll);
+	const struct torus_fib *fib;
+	struct torus_coll_slot *s;
+	struct torus_xacc *acc;
+	struct sk_buff *skb;
+	struct coll_out out;
+	u32 children;
+	u64 *vals;
+	u8 parent;
+	int err;
+
+	err = coll_contribution(req, &vals, &acc);
+	if (err)
+		return err;
+	coll_out_init(&out);
+	rcu_read_lock();
+	fib = rcu_dereference(node->fib);
+	spin_lock_bh(&coll->lock);
+	if (!fib || !fib->placed || coll->dead) {
+		NL_SET_ERR_MSG(extack, "torus: the node is not placed");
+		err = -ENETDOWN;
+		goto unlock;
+	}
+	s = coll_find(coll, 0, coll->next_seq);
+	if (!s)
+		s = coll_alloc(coll, 0, coll->next_seq, req->timeout_ms);
+	if (!s) {
+		NL_SET_ERR_MSG(extack,
+			       "torus: too many collective operations in flight");
+		err = -EBUSY;
+		goto unlock;
+	}
+	coll->next_seq++;
+	coll_tree(coll, fib, &parent, &children);
+	s->kind = req->kind;
+	s->type = req->type;
+	s->op = req->op;
+	s->count = req->count;
+	s->has_params = true;
+	s->has_data = req->kind == TORUS_COLL_BCAST && req->root;
+	s->parent = parent;
+	s->children = children;
+	s->pending = children;
+	memset(s->got, 0, sizeof(s->got));
+	s->down_got = 0;
+	s->vals = vals;
+	s->acc = acc;
+	vals = NULL;
+	acc = NULL;
+	s->done.net = req->net;
+	s->done.portid = req->portid;
+	s->done.nlseq = req->nlseq;
+	s->state = TORUS_COLL_JOINED;
+	s->deadline = jiffies + msecs_to_jiffies(req->timeout_ms);
+	mod_timer(&s->timer, s->deadline);
+	/* what the neighbours sent before this node joined */
+	while (s->state == TORUS_COLL_JOINED &&
+	       (skb = __skb_dequeue(&s->early)))
+		coll_apply_or_fail(s, &fib->geom, skb, &out);
+	if (s->state == TORUS_COLL_JOINED)
+		coll_progress(s, &fib->geom, &out);
+unlock:
+	spin_unlock_bh(&coll->lock);
+	coll_out_flush(node, &out);
+	rcu_read_unlock();
+	kvfree(vals);
+	kvfree(acc);
+	return err;
+}
+
+/* Checks of a received collective frame that need no operation state. */
+static bool coll_frame_ok(const struct torus_hdr *h,
+			  const struct torus_coll_hdr *ch,
+			  const struct torus_geom *g)
+{
+	u32 count = ntohl(ch->count), first = ntohl(ch->first);
+	u32 n = ntohl(ch->n);
+
+	if (h->version != TORUS_HDR_VERSION ||
+	    memcmp(h->dst, g->coord, TORUS_MAX_AXES))
+		return false;
+	if ((ch->phase != TORUS_COLL_UP && ch->phase != TORUS_COLL_DOWN) ||
+	    ch->kind > TORUS_COLL_KIND_MAX || ch->type > TORUS_COLL_TYPE_MAX ||
+	    ch->op > TORUS_COLL_OP_MAX || ch->flags & ~TORUS_COLL_F_EMPTY ||
+	    ch->reserved || ch->group)
+		return false;
+	return count <= TORUS_COLL_MAX_COUNT && first <= count &&
+	       n <= count - first;
+}
+
+/**
+ * torus_coll_rx - a collective frame arrived on a port (softirq, RCU)
+ * @node: the port's node
+ * @port: the port
+ * @skb: the frame, data at the torus header; consumed
+ */
+void torus_coll_rx(struct torus_node *node, struct torus_port *port,
+		   struct sk_buff *skb)
+{
+	struct torus_coll *coll = rcu_dereference(node->coll);
+	const struct torus_coll_hdr *ch;
+	const struct torus_fib *fib;
+	struct torus_coll_slot *s;
+	struct coll_out out;
+	u8 in_dir;
+	u32 seq;
+
+	fib = rcu_dereference(node->fib);
+	if (!coll || !fib || !fib->placed) {
+		torus_coll_drop(node, port, skb, TORUS_DROP_NOT_PLACED);
+		return;
+	}
+	if (skb_linearize(skb) ||
+	    skb->len < TORUS_HDR_LEN + TORUS_COLL_HDR_LEN ||
+	    !coll_frame_ok((const void *)skb->data,
+			   (const void *)(skb->data + TORUS_HDR_LEN),
+			   &fib->geom)) {
+		torus_coll_drop(node, port, skb, TORUS_DROP_MALFORMED);
+		return;
+	}
+	in_dir = torus_port_global_dir(fib, port);
+	if (in_dir == TORUS_DIR_NONE) {
+		torus_coll_drop(node, port, skb, TORUS_DROP_NO_PORT);
+		return;
+	}
+	__skb_pull(skb, TORUS_HDR_LEN);
+	ch = (const struct torus_coll_hdr *)skb->data;
+	seq = ntohl(ch->seq);
+	skb->cb[0] = in_dir;
+
+	coll_out_init(&out);
+	spin_lock(&coll->lock);
+	if (coll->dead)
+		goto drop;
+	s = coll_find(coll, 0, seq);
+	if (!s) {
+		/* a contribution ahead of this node's own join; anything
+		 * else is for an operation this node has finished or failed
+		 */
+		if (ch->phase != TORUS_COLL_UP ||
+		    (s32)(seq - coll->next_seq) < 0)
+			goto drop;
+		s = coll_alloc(coll, 0, seq, TORUS_COLL_EARLY_MS);
+		if (!s)
+			goto drop;
+	}
+	if (s->state == TORUS_COLL_EARLY) {
+		if (skb_queue_len(&s->early) >= TORUS_COLL_EARLY_MAX)
+			goto drop;
+		__skb_queue_tail(&s->early, skb);
+	} else {
+		coll_apply_or_fail(s, &fib->geom, skb, &out);
+	}
+	spin_unlock(&coll->lock);
+	coll_out_flush(node, &out);
+	return;
+drop:
+	spin_unlock(&coll->lock);
+	torus_coll_drop(node, port, skb, TORUS_DROP_MALFORMED);
+}
+
+static void coll_timer(struct timer_list *t)
+{
+	struct torus_coll_slot *s = from_timer(s, t, timer);
+	struct torus_coll *coll = s->coll;
+	struct coll_out out;
+
+	coll_out_init(&out);
+	rcu_read_lock();
+	spin_lock_bh(&coll->lock);
+	/* a slot reused since the timer was armed has a later deadline */
+	if (s->state != TORUS_COLL_FREE && time_after_eq(jiffies, s->deadline))
+		coll_finish(s, -ETIMEDOUT, &out);
+	spin_unlock_bh(&coll->lock);
+	coll_out_flush(coll->node, &out);
+	rcu_read_unlock();
+}
+
+int torus_coll_node_init(struct torus_node *node)
+{
+	struct torus_coll *coll;
+	unsigned int i;
+
+	coll = kzalloc(sizeof(*coll), GFP_KERNEL);
+	if (!coll)
+		return -ENOMEM;
+	coll->node = node;
+	spin_lock_init(&coll->lock);
+	coll->reply = torus_coll_nl_reply;
+	for (i = 0; i < TORUS_COLL_SLOTS; i++) {
+		coll->slot[i].coll = coll;
+		timer_setup(&coll->slot[i].timer, coll_timer, 0);
+		skb_queue_head_init(&coll->slot[i].early);
+	}
+	RCU_INIT_POINTER(node->coll, coll);
+	return 0;
+}
+
+/* The node goes away: every caller gets ENODEV, nothing is left. */
+void torus_coll_node_uninit(struct torus_node *node)
+{
+	struct torus_coll *coll = rtnl_dereference(node->coll);
+	struct coll_out out;
+	unsigned int i;
+
+	if (!coll)
+		return;
+	coll_out_init(&out);
+	spin_lock_bh(&coll->lock);
+	coll->dead = true;
+	for (i = 0; i < TORUS_COLL_SLOTS; i++)
+		if (coll->slot[i].state != TORUS_COLL_FREE)
+			coll_finish(&coll->slot[i], -ENODEV, &out);
+	spin_unlock_bh(&coll->lock);
+	__skb_queue_purge(&out.frames);
+	rcu_read_lock();
+	coll_out_flush(node, &out);
+	rcu_read_unlock();
+	for (i = 0; i < TORUS_COLL_SLOTS; i++)
+		del_timer_sync(&coll->slot[i].timer);
+	/* a frame being received may still look at it: free after RCU */
+	RCU_INIT_POINTER(node->coll, NULL);
+	kfree_rcu(coll, rcu);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Collectives in torus.ko: the engine (torus_coll.c), its reduction
+ * arithmetic and its netlink side (torus_coll_nl.c).
+ */
+#ifndef _TORUS_COLL_H
+#define _TORUS_COLL_H
+
+#include <linux/skbuff.h>
+#include <linux/spinlock.h>
+#include <linux/timer.h>
+#include <linux/torus.h>
+
+#include "torus_xacc.h"
+
+struct genl_info;
+struct torus_node;
+struct torus_port;
+
+/* operations a node tracks at once: in flight, or announced by a
+ * neighbour before this node joined them
+ */
+#define TORUS_COLL_SLOTS	16
+/* frames kept per operation until this node joins it */
+#define TORUS_COLL_EARLY_MAX	256
+/* an operation only neighbours have joined is forgotten after this */
+#define TORUS_COLL_EARLY_MS	TORUS_COLL_TIMEOUT_MS_MAX
+/* elements and their headers fill at most a standard Ethernet frame */
+#define TORUS_COLL_FRAME_ROOM	(ETH_DATA_LEN - TORUS_HDR_LEN - \
+				 TORUS_COLL_HDR_LEN)
+
+/**
+ * struct torus_coll_done - how an operation ended, for the one who asked
+ * @net: the requester's netns
+ * @portid: the requester's netlink port
+ * @nlseq: the request's netlink sequence number
+ * @seq: the operation's sequence number
+ * @err: 0 or a negative errno
+ * @type: enum torus_coll_type
+ * @count: elements in @vals
+ * @vals: the result, one u64 per element (sign-extended integers, float
+ *	bits); NULL on error
+ */
+struct torus_coll_done {
+	struct net *net;
+	u32 portid;
+	u32 nlseq;
+	u32 seq;
+	int err;
+	u8 type;
+	u32 count;
+	const u64 *vals;
+};
+
+enum torus_coll_state {
+	TORUS_COLL_FREE,
+	TORUS_COLL_EARLY,	/* frames came, this node has not joined */
+	TORUS_COLL_JOINED,	/* waiting for the children */
+	TORUS_COLL_UP_SENT,	/* waiting for the result from the parent */
+};
+
+struct torus_coll;
+
+/**
+ * struct torus_coll_slot - one operation
+ * @coll: the node's collective state
+ * @timer: fires at @deadline
+ * @deadline: jiffies at which the operation fails (or, early, is forgotten)
+ * @early: frames received before this node joined
+ * @vals: per element: the partial reduction, then the result
+ * @acc: per element exact sums (float and double sums), else NULL
+ * @done: who to answer and how (set at join)
+ * @got: per child direction, elements received
+ * @down_got: result elements received from the parent
+ * @seq: sequence number in the group
+ * @count: elements
+ * @group: 0, the whole fabric
+ * @children: bit per child direction
+ * @pending: children whose contribution is incomplete
+ * @parent: direction of the parent, TORUS_DIR_NONE at the root
+ * @kind: enum torus_coll_kind
+ * @type: enum torus_coll_type
+ * @op: enum torus_coll_op
+ * @state: enum torus_coll_state
+ * @has_data: broadcast: the root's data is in @vals
+ * @has_params: @kind, @type, @op, @count are known
+ */
+struct torus_coll_slot {
+	struct torus_coll *coll;
+	struct timer_list timer;
+	unsigned long deadline;
+	struct sk_buff_head early;
+	u64 *vals;
+	struct torus_xacc *acc;
+	struct torus_coll_done done;
+	u32 got[TORUS_MAX_DIRS];
+	u32 down_got;
+	u32 seq;
+	u32 count;
+	u16 group;
+	u16 children;
+	u16 pending;
+	u8 parent;
+	u8 kind;
+	u8 type;
+	u8 op;
+	u8 state;
+	bool has_data;
+	bool has_params;
+};
+
+/**
+ * struct torus_coll - a node's collective state
+ * @node: the node
+ * @lock: guards everything here (softirq, timers, netlink)
+ * @next_seq: sequence number of the next operation this node joins
+ * @dead: the node is going away: nothing new starts
+ * @tree_set: @tree_parent and @tree_children were installed
+ * @tree_parent: installed parent direction
+ * @tree_children: installed child directions
+ * @reply: builds the answer to a requester (netlink; KUnit captures)
+ * @rcu: deferred free
+ * @slot: the operations
+ */
+struct torus_coll {
+	struct torus_node *node;
+	spinlock_t lock;	/* see above */
+	u32 next_seq;
+	bool dead;
+	bool tree_set;
+	u8 tree_parent;
+	u16 tree_children;
+	struct sk_buff *(*reply)(const struct torus_coll_done *done);
+	struct rcu_head rcu;
+	struct torus_coll_slot slot[TORUS_COLL_SLOTS];
+};
+
+/**
+ * struct torus_coll_req - a validated request to join an operation
+ * @kind: enum torus_coll_kind
+ * @type: enum torus_coll_type
+ * @op: enum torus_coll_op
+ * @root: broadcast: this node is the root
+ * @count: elements
+ * @timeout_ms: fail after this long
+ * @data: @count elements in host order (allreduce, broadcast root)
+ * @net: the requester's netns
+ * @portid: the requester's netlink port
+ * @nlseq: the request's sequence number
+ */
+struct torus_coll_req {
+	u8 kind;
+	u8 type;
+	u8 op;
+	bool root;
+	u32 count;
+	u32 timeout_ms;
+	const void *data;
+	struct net *net;
+	u32 portid;
+	u32 nlseq;
+};
+
+/* torus_coll.c: reduction arithmetic */
+unsigned int torus_coll_type_size(u8 type);
+bool torus_coll_op_valid(u8 type, u8 op);
+u64 torus_coll_load(u8 type, const void *p);
+void torus_coll_store(u8 type, u64 v, void *p);
+u64 torus_coll_combine(u8 type, u8 op, u64 a, u64 b);
+
+/* torus_coll.c: the engine */
+int torus_coll_node_init(struct torus_node *node);
+void torus_coll_node_uninit(struct torus_node *node);
+int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
+		    struct netlink_ext_ack *extack);
+void torus_coll_rx(struct torus_node *node, struct torus_port *port,
+		   struct sk_buff *skb);
+void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
+			 u32 *children);
+void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,
+			     u32 children);
+
+/* torus_coll_nl.c */
+struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done);
+int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info);
+int torus_nl_coll_tree_set_doit(struct sk_buff *skb, struct genl_info *info);
+int torus_nl_coll_tree_get_doit(struct sk_buff *skb, struct genl_info *info);
+
+#endif /* _TORUS_COLL_H */

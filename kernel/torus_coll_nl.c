@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink side of collectives: joining an operation (answered
+ * later, see torus_coll.c) and the combining tree.
+ *
+ * Why a netlink request answered by a later message, not a blocking
+ * handler or a character device: generic netlink handlers run under the
+ * family's mutex and must not wait for the fabric; a later unicast to
+ * the requesting port needs no new kernel interface, works in every
+ * netns the family does, is checked by the same policy, and a program
+ * waits on its socket with poll() like on any other event.  Joining
+ * needs CAP_NET_ADMIN for now: an operation holds kernel memory and
+ * slots every node shares, so who may start them is the admin's call.
+ */
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+
+#include "torus_priv.h"
+#include "torus_coll.h"
+
+/* Build the answer to a requester (softirq or timer: atomic). */
+struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
+{
+	unsigned int size = torus_coll_type_size(done->type);
+	size_t len = done->vals ? (size_t)done->count * size : 0;
+	struct sk_buff *skb;
+	struct nlattr *attr;
+	void *hdr;
+	u32 i;
+
+	skb = genlmsg_new(nla_total_size(len) + 2 * nla_total_size(4),
+			  GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	hdr = torus_nl_put_header(skb, done->portid, done->nlseq,
+				  TORUS_CMD_COLL);
+	if (!hdr || nla_put_u32(skb, TORUS_A_COLL_SEQ, done->seq))
+		goto fail;
+	if (done->err) {
+		if (nla_put_u32(skb, TORUS_A_COLL_ERROR, -done->err))
+			goto fail;
+	} else if (done->vals) {
+		attr = nla_reserve(skb, TORUS_A_COLL_RESULT, len);
+		if (!attr)
+			goto fail;
+		for (i = 0; i < done->count; i++)
+			torus_coll_store(done->type, done->vals[i],
+					 (u8 *)nla_data(attr) + i * size);
+	}
+	genlmsg_end(skb, hdr);
+	return skb;
+fail:
+	nlmsg_free(skb);
+	return NULL;
+}
+
+/* The parts of a request that depend on the node: the broadcast root. */
+static int coll_nl_root(struct genl_info *info, struct torus_node *node,
+			bool *root)
+{
+	const struct torus_fib *fib = rtnl_dereference(node->fib);
+	u8 coord[TORUS_MAX_AXES];
+	int err;
+
+	if (!info->attrs[TORUS_A_COLL_ROOT]) {
+		NL_SET_ERR_MSG(info->extack, "torus: a broadcast needs a root");
+		return -EINVAL;
+	}
+	if (!fib->placed) {
+		NL_SET_ERR_MSG(info->extack, "torus: the node is not placed");
+		return -ENETDOWN;
+	}
+	err = torus_nl_parse_coord(info->attrs[TORUS_A_COLL_ROOT], &fib->geom,
+				   coord, info->extack);
+	if (err)
+		return err;
+	*root = !memcmp(coord, fib->geom.coord, TORUS_MAX_AXES);
+	return 0;
+}
+
+int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **attrs = info->attrs, *data = attrs[TORUS_A_COLL_DATA];
+	struct torus_coll_req req = {
+		.net = genl_info_net(info),
+		.portid = info->snd_portid,
+		.nlseq = info->snd_seq,
+		.timeout_ms = TORUS_COLL_TIMEOUT_MS,
+	};
+	struct torus_node *node;
+	unsigned int size;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_KIND))
+		return -EINVAL;
+	req.kind = nla_get_u8(attrs[TORUS_A_COLL_KIND]);
+	if (attrs[TORUS_A_COLL_TIMEOUT_MS])
+		req.timeout_ms = nla_get_u32(attrs[TORUS_A_COLL_TIMEOUT_MS]);
+	if (req.kind != TORUS_COLL_BARRIER) {
+		if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_TYPE))
+			return -EINVAL;
+		req.type = nla_get_u8(attrs[TORUS_A_COLL_TYPE]);
+	}
+	if (req.kind == TORUS_COLL_ALLREDUCE) {
+		if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_OP) ||
+		    GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_DATA))
+			return -EINVAL;
+		req.op = nla_get_u8(attrs[TORUS_A_COLL_OP]);
+		if (!torus_coll_op_valid(req.type, req.op)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, attrs[TORUS_A_COLL_OP],
+					    "torus: this reduction does not apply to this type");
+			return -EOPNOTSUPP;
+		}
+	}
+	size = torus_coll_type_size(req.type);
+	if (req.kind != TORUS_COLL_BARRIER && data) {
+		if (!nla_len(data) || nla_len(data) % size ||
+		    nla_len(data) / size > TORUS_COLL_MAX_COUNT) {
+			NL_SET_ERR_MSG_ATTR(info->extack, data,
+					    "torus: data must be 1 to TORUS_COLL_MAX_COUNT whole elements");
+			return -EINVAL;
+		}
+		req.count = nla_len(data) / size;
+	}
+
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto out;
+	}
+	if (req.kind == TORUS_COLL_BCAST) {
+		err = coll_nl_root(info, node, &req.root);
+		if (err)
+			goto out;
+		if (!req.root) {
+			data = NULL;	/* only the root's data counts */
+			if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_COUNT)) {
+				err = -EINVAL;
+				goto out;
+			}
+			req.count = nla_get_u32(attrs[TORUS_A_COLL_COUNT]);
+		} else if (!data) {
+			NL_SET_ERR_MSG(info->extack,
+				       "torus: the broadcast's root gives the data");
+			err = -EINVAL;
+			goto out;
+		}
+	}
+	req.data = data ? nla_data(data) : NULL;
+	if (READ_ONCE(node->role) == TORUS_ROLE_LAMB) {
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: a lamb is no endpoint of collectives");
+		err = -EHOSTUNREACH;
+		goto out;
+	}
+	err = torus_coll_join(node, &req, info->extack);
+out:
+	rtnl_unlock();
+	return err;
+}
+
+static const struct nla_policy
+coll_tree_policy[TORUS_COLL_TREE_A_MAX + 1] = {
+	[TORUS_COLL_TREE_A_PARENT]	= { .type = NLA_U8 },
+	[TORUS_COLL_TREE_A_CHILDREN]	= NLA_POLICY_MASK(NLA_U32,
+						GENMASK(TORUS_MAX_DIRS - 1, 0)),
+};
+
+int torus_nl_coll_tree_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[TORUS_COLL_TREE_A_MAX + 1];
+	struct nlattr *nest = info->attrs[TORUS_A_COLL_TREE];
+	struct torus_node *node;
+	u8 parent = TORUS_DIR_NONE;
+	u32 children = 0;
+	int err;
+
+	if (nest) {
+		err = nla_parse_nested(tb, TORUS_COLL_TREE_A_MAX, nest,
+				       coll_tree_policy, info->extack);
+		if (err)
+			return err;
+		if (tb[TORUS_COLL_TREE_A_PARENT])
+			parent = nla_get_u8(tb[TORUS_COLL_TREE_A_PARENT]);
+		if (tb[TORUS_COLL_TREE_A_CHILDREN])
+			children = nla_get_u32(tb[TORUS_COLL_TREE_A_CHILDREN]);
+		if ((parent != TORUS_DIR_NONE && parent >= TORUS_MAX_DIRS) ||
+		    (parent != TORUS_DIR_NONE && children & BIT(parent))) {
+			NL_SET_ERR_MSG_ATTR(info->extack, nest,
+					    "torus: the parent is a direction, and no child");
+			return -EINVAL;
+		}
+	}
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+	} else {
+		torus_coll_tree_install(node, !!nest, parent, children);
+		err = 0;
+	}
+	rtnl_unlock();
+	return err;
+}
+
+int torus_nl_coll_tree_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct torus_node *node;
+	struct nlattr *nest;
+	struct sk_buff *msg;
+	u32 children;
+	u8 parent;
+	void *hdr;
+	bool set;
+	int err;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	node = torus_nl_get_node(info);
+	if (IS_ERR(node)) {
+		err = PTR_ERR(node);
+		goto fail;
+	}
+	torus_coll_tree_get(node, &set, &parent, &children);
+	err = -EMSGSIZE;
+	hdr = torus_nl_put_header(msg, info->snd_portid, info->snd_seq,
+				  TORUS_CMD_COLL_TREE_GET);
+	if (!hdr || nla_put_u32(msg, TORUS_A_IFINDEX, node->dev->ifindex) ||
+	    nla_put_u8(msg, TORUS_A_COLL_TREE_SET, set))
+		goto fail;
+	nest = nla_nest_start(msg, TORUS_A_COLL_TREE);
+	if (!nest || nla_put_u8(msg, TORUS_COLL_TREE_A_PARENT, parent) ||
+	    nla_put_u32(msg, TORUS_COLL_TREE_A_CHILDREN, children))
+		goto fail;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	rtnl_unlock();
+	return genlmsg_reply(msg, info);
+fail:
+	rtnl_unlock();
+	nlmsg_free(msg);
+	return err;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The default combining tree of collectives, from a node's coordinates
+ * and the fabric's extents.  Pure C: built into torus.ko and into the
+ * torus tool (torus coll tree set ... auto), so both compute one tree.
+ */
+#ifndef _TORUS_COLL_TREE_H
+#define _TORUS_COLL_TREE_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdbool.h>
+#include <stdint.h>
+typedef uint8_t u8;
+typedef uint16_t u16;
+typedef uint32_t u32;
+#endif
+
+u8 torus_coll_tree_parent(unsigned int ndims, const u16 *dims, u8 wrap,
+			  const u8 *coord);
+u32 torus_coll_tree_children(unsigned int ndims, const u16 *dims, u8 wrap,
+			     const u8 *coord);
+
+#endif /* _TORUS_COLL_TREE_H */
