@@ -10,11 +10,7 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
-#include <stdbool.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint16_t u16;
-typedef uint32_t u32;
+#include "ktypes.h"	/* lib/ktypes.h */
 #endif
 
 u8 torus_coll_tree_parent(unsigned int ndims, const u16 *dims, u8 wrap,

@@ -11,12 +11,7 @@
 #ifdef __KERNEL__
 #include <linux/types.h>
 #else
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-typedef uint8_t u8;
-typedef uint32_t u32;
-typedef uint64_t u64;
+#include "ktypes.h"	/* lib/ktypes.h */
 #endif
 
 /*

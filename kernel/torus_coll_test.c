@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: collectives.  torus_coll_math: exact float sums, the reduction
+ * table and the default combining tree over whole fabrics.
+ * torus_coll_engine: a real node at (1) of a line of three, its parent
+ * (0) behind cable A and its child (2) behind cable B; frames are sent
+ * into the far ends and captured there, answers to the requester are
+ * captured through the engine's reply hook.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/rtnetlink.h>
+#include <net/sch_generic.h>
+#include <asm/unaligned.h>
+
+#include "torus_priv.h"
+#include "torus_coll.h"
+#include "torus_coll_tree.h"
+
+/* ---- exact sums ---- */
+
+static u64 xacc_sum(const u64 *v, unsigned int n)
+{
+	struct torus_xacc a;
+	unsigned int i;
+
+	torus_xacc_init(&a);
+	for (i = 0; i < n; i++)
+		torus_xacc_add_f64(&a, v[i]);
+	return torus_xacc_round_f64(&a);
+}
+
+#define D_ONE		0x3ff0000000000000ULL	/* 1.0 */
+#define D_MAX		0x7fefffffffffffffULL
+#define D_2_53		0x4340000000000000ULL	/* 2^53 */
+#define D_NEG		BIT_ULL(63)
+#define D_INF		0x7ff0000000000000ULL
+
+static void torus_xacc_exact_test(struct kunit *test)
+{
+	const u64 cancel[] = { D_MAX, D_ONE, D_MAX | D_NEG };
+	const u64 tie_even[] = { D_2_53, D_ONE };	/* 2^53 + 1: tie */
+	const u64 tie_up[] = { D_2_53 + 1, D_ONE };	/* 2^53 + 3: up */
+	const u64 overflow[] = { D_MAX, D_MAX };
+	const u64 subnormal[] = { 1, 1, 1 };
+
+	KUNIT_EXPECT_EQ(test, xacc_sum(cancel, 3), D_ONE);
+	KUNIT_EXPECT_EQ(test, xacc_sum(tie_even, 2), D_2_53);
+	KUNIT_EXPECT_EQ(test, xacc_sum(tie_up, 2), D_2_53 + 2);
+	KUNIT_EXPECT_EQ(test, xacc_sum(overflow, 2), D_INF);
+	KUNIT_EXPECT_EQ(test, xacc_sum(subnormal, 3), 3ULL);
+}
+
+static void torus_xacc_specials_test(struct kunit *test)
+{
+	const u64 negzeros[] = { D_NEG, D_NEG };
+	const u64 mixed_zero[] = { D_NEG, 0 };
+	const u64 cancel_zero[] = { D_ONE, D_ONE | D_NEG };
+	const u64 infs[] = { D_INF, D_INF | D_NEG };
+	const u64 nan[] = { 0xfff0000000000001ULL, D_ONE };
+	const u64 ninf[] = { D_INF | D_NEG, D_MAX };
+
+	KUNIT_EXPECT_EQ(test, xacc_sum(negzeros, 2), D_NEG);
+	KUNIT_EXPECT_EQ(test, xacc_sum(mixed_zero, 2), 0ULL);
+	KUNIT_EXPECT_EQ(test, xacc_sum(cancel_zero, 2), 0ULL);
+	KUNIT_EXPECT_EQ(test, xacc_sum(infs, 2), TORUS_XACC_NAN64);
+	KUNIT_EXPECT_EQ(test, xacc_sum(nan, 2), TORUS_XACC_NAN64);
+	KUNIT_EXPECT_EQ(test, xacc_sum(ninf, 2), D_INF | D_NEG);
+	KUNIT_EXPECT_EQ(test, xacc_sum(NULL, 0), 0ULL);
+}
+
+/* Sums sent through the wire form and merged in any order agree. */
+static void torus_xacc_wire_test(struct kunit *test)
+{
+	static const u64 v[] = { D_MAX, 1, D_ONE | D_NEG, D_MAX | D_NEG,
+				 0x3fb999999999999aULL, D_2_53 };
+	struct torus_xacc *a, *b, *all;
+	u8 *wire;
+	size_t len;
+	unsigned int i;
+
+	a = kunit_kzalloc(test, 3 * sizeof(*a), GFP_KERNEL);
+	wire = kunit_kzalloc(test, TORUS_XACC_WIRE_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	b = a + 1;
+	all = a + 2;
+	torus_xacc_init(a);
+	torus_xacc_init(b);
+	torus_xacc_init(all);
+	for (i = 0; i < ARRAY_SIZE(v); i++) {
+		torus_xacc_add_f64(i % 2 ? a : b, v[i]);
+		torus_xacc_add_f64(all, v[ARRAY_SIZE(v) - 1 - i]);
+	}
+	len = torus_xacc_encode(a, wire, TORUS_XACC_WIRE_MAX);
+	KUNIT_ASSERT_GT(test, len, (size_t)0);
+	KUNIT_EXPECT_EQ(test, torus_xacc_encode(a, wire, len - 1), (size_t)0);
+	KUNIT_EXPECT_EQ(test, torus_xacc_decode_merge(b, wire, len - 1),
+			(size_t)0);
+	KUNIT_EXPECT_EQ(test, torus_xacc_decode_merge(b, wire, len), len);
+	KUNIT_EXPECT_EQ(test, torus_xacc_round_f64(b),
+			torus_xacc_round_f64(all));
+	KUNIT_EXPECT_EQ(test, torus_xacc_round_f64(b),
+			xacc_sum(v, ARRAY_SIZE(v)));
+	/* 2^53 - 0.9 + 2^-1074 (the rest cancels) rounds to 2^53 - 1 */
+	KUNIT_EXPECT_EQ(test, torus_xacc_round_f64(all), D_2_53 - 1);
+	/* a malformed head is refused and changes nothing */
+	wire[3] = 1;
+	KUNIT_EXPECT_EQ(test, torus_xacc_decode_merge(b, wire, len), (size_t)0);
+}
+
+static void torus_xacc_float_test(struct kunit *test)
+{
+	struct torus_xacc a;
+
+	torus_xacc_init(&a);
+	torus_xacc_add_f32(&a, 0x4b800000);	/* 2^24 */
+	torus_xacc_add_f32(&a, 0x3f800000);	/* 1: a tie, to even */
+	KUNIT_EXPECT_EQ(test, torus_xacc_round_f32(&a), 0x4b800000U);
+	torus_xacc_add_f32(&a, 0x3f800000);	/* 2^24 + 2 */
+	KUNIT_EXPECT_EQ(test, torus_xacc_round_f32(&a), 0x4b800001U);
+	torus_xacc_init(&a);
+	torus_xacc_add_f32(&a, 1);		/* subnormals */
+	torus_xacc_add_f32(&a, 0x807fffff);
+	KUNIT_EXPECT_EQ(test, torus_xacc_round_f32(&a), 0x807ffffeU);
+	torus_xacc_init(&a);
+	torus_xacc_add_f32(&a, 0x7f7fffff);
+	torus_xacc_add_f32(&a, 0x7f7fffff);
+	KUNIT_EXPECT_EQ(test, torus_xacc_round_f32(&a), 0x7f800000U);
+}
+
+/* ---- reductions ---- */
+
+struct coll_combine_case {
+	const char *name;
+	u8 type, op;
+	u64 a, b, want;
+};
+
+static const struct coll_combine_case coll_combine_cases[] = {
+	{ "int8 sum wraps", TORUS_COLL_INT8, TORUS_COLL_SUM, 127, 1,
+	  (u64)-128 },
+	{ "uint16 sum wraps", TORUS_COLL_UINT16, TORUS_COLL_SUM, 65535, 2, 1 },
+	{ "int64 min signed", TORUS_COLL_INT64, TORUS_COLL_MIN, (u64)-5, 3,
+	  (u64)-5 },
+	{ "uint64 min unsigned", TORUS_COLL_UINT64, TORUS_COLL_MIN, (u64)-5,
+	  3, 3 },
+	{ "int32 max", TORUS_COLL_INT32, TORUS_COLL_MAX, (u64)-1, (u64)-7,
+	  (u64)-1 },
+	{ "int32 prod wraps", TORUS_COLL_INT32, TORUS_COLL_PROD, 65536, 65536,
+	  0 },
+	{ "band", TORUS_COLL_UINT8, TORUS_COLL_BAND, 0xf0, 0x3c, 0x30 },
+	{ "bor", TORUS_COLL_UINT8, TORUS_COLL_BOR, 0xf0, 0x0c, 0xfc },
+	{ "bxor", TORUS_COLL_UINT64, TORUS_COLL_BXOR, 0xff, 0x0f, 0xf0 },
+	{ "land", TORUS_COLL_INT64, TORUS_COLL_LAND, 1, 0, 0 },
+	{ "lor", TORUS_COLL_INT64, TORUS_COLL_LOR, 0, 1, 1 },
+	{ "lxor", TORUS_COLL_INT64, TORUS_COLL_LXOR, 1, 1, 0 },
+	{ "double min -0 < +0", TORUS_COLL_DOUBLE, TORUS_COLL_MIN, 0, D_NEG,
+	  D_NEG },
+	{ "double max -2 < 1", TORUS_COLL_DOUBLE, TORUS_COLL_MAX,
+	  0xc000000000000000ULL, D_ONE, D_ONE },
+	{ "double min nan", TORUS_COLL_DOUBLE, TORUS_COLL_MIN, D_ONE,
+	  0x7ff0000000000005ULL, TORUS_XACC_NAN64 },
+	{ "float max -inf", TORUS_COLL_FLOAT, TORUS_COLL_MAX, 0xff800000,
+	  0xbf800000, 0xbf800000 },
+};
+
+static void coll_combine_desc(const struct coll_combine_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(coll_combine, coll_combine_cases, coll_combine_desc);
+
+static void torus_coll_combine_test(struct kunit *test)
+{
+	const struct coll_combine_case *c = test->param_value;
+
+	KUNIT_EXPECT_TRUE(test, torus_coll_op_valid(c->type, c->op));
+	KUNIT_EXPECT_EQ(test, torus_coll_combine(c->type, c->op, c->a, c->b),
+			c->want);
+	KUNIT_EXPECT_EQ(test, torus_coll_combine(c->type, c->op, c->b, c->a),
+			c->want);
+}
+
+static void torus_coll_op_valid_test(struct kunit *test)
+{
+	KUNIT_EXPECT_FALSE(test, torus_coll_op_valid(TORUS_COLL_DOUBLE,
+						     TORUS_COLL_BXOR));
+	KUNIT_EXPECT_FALSE(test, torus_coll_op_valid(TORUS_COLL_FLOAT,
+						     TORUS_COLL_PROD));
+	KUNIT_EXPECT_FALSE(test, torus_coll_op_valid(TORUS_COLL_TYPE_MAX + 1,
+						     TORUS_COLL_SUM));
+	KUNIT_EXPECT_TRUE(test, torus_coll_op_valid(TORUS_COLL_INT8,
+						    TORUS_COLL_LXOR));
+}
+
+/* ---- the default tree ---- */
+
+struct coll_tree_case {
+	const char *name;
+	u8 ndims, wrap;
+	u16 dims[TORUS_MAX_AXES];
+	unsigned int depth;	/* hops from the farthest node to the root */
+};
+
+static const struct coll_tree_case coll_tree_cases[] = {
+	{ "3x3x3 torus", 3, 7, { 3, 3, 3 }, 3 },
+	{ "4x4x4 torus", 3, 7, { 4, 4, 4 }, 6 },
+	{ "4x4 mesh", 2, 0, { 4, 4 }, 6 },
+	{ "ring of 2", 1, 1, { 2 }, 1 },
+	{ "5x1x3 mixed", 3, 4, { 5, 1, 3 }, 5 },
+	{ "8x8x8 torus", 3, 7, { 8, 8, 8 }, 12 },
+};
+
+static void coll_tree_desc(const struct coll_tree_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(coll_tree, coll_tree_cases, coll_tree_desc);
+
+static bool coll_tree_next(const struct coll_tree_case *c, u8 *coord)
+{
+	unsigned int axis;
+
+	for (axis = 0; axis < c->ndims; axis++) {
+		if (++coord[axis] < c->dims[axis])
+			return true;
+		coord[axis] = 0;
+	}
+	return false;
+}
+
+/* Every node reaches the root by its parents within the depth, and a
+ * node's children are exactly the neighbours whose parent it is.
+ */
+static void torus_coll_tree_test(struct kunit *test)
+{
+	const struct coll_tree_case *c = test->param_value;
+	u8 coord[TORUS_MAX_AXES] = { 0 }, cur[TORUS_MAX_AXES];
+	unsigned int nodes = 0, edges = 0, deepest = 0;
+
+	do {
+		unsigned int hops = 0;
+		u32 children;
+		u8 dir;
+
+		nodes++;
+		edges += hweight32(torus_coll_tree_children(c->ndims, c->dims,
+							    c->wrap, coord));
+		memcpy(cur, coord, sizeof(cur));
+		while ((dir = torus_coll_tree_parent(c->ndims, c->dims,
+						     c->wrap, cur)) !=
+		       TORUS_DIR_NONE && hops <= c->depth) {
+			unsigned int axis = TORUS_DIR_AXIS(dir);
+			int next = cur[axis] + (TORUS_DIR_NEG(dir) ? -1 : 1);
+
+			cur[axis] = (next + c->dims[axis]) % c->dims[axis];
+			KUNIT_ASSERT_TRUE(test, TORUS_DIR_NEG(dir) ||
+					  (c->wrap & BIT(axis)));
+			children = torus_coll_tree_children(c->ndims, c->dims,
+							    c->wrap, cur);
+			KUNIT_ASSERT_TRUE(test, children &
+					  BIT(TORUS_DIR_OPPOSITE(dir)));
+			hops++;
+		}
+		KUNIT_EXPECT_LE(test, hops, c->depth);
+		deepest = max(deepest, hops);
+	} while (coll_tree_next(c, coord));
+	KUNIT_EXPECT_EQ(test, edges, nodes - 1);
+	KUNIT_EXPECT_EQ(test, deepest, c->depth);
+}
+
+static struct kunit_case torus_coll_math_cases[] = {
+	KUNIT_CASE(torus_xacc_exact_test),
+	KUNIT_CASE(torus_xacc_specials_test),
+	KUNIT_CASE(torus_xacc_wire_test),
+	KUNIT_CASE(torus_xacc_float_test),
+	KUNIT_CASE_PARAM(torus_coll_combine_test, coll_combine_gen_params),
+	KUNIT_CASE(torus_coll_op_valid_test),
+	KUNIT_CASE_PARAM(torus_coll_tree_test, coll_tree_gen_params),
+	{}
+};
+
+static struct kunit_suite torus_coll_math_suite = {
+	.name = "torus_coll_math",
+	.test_cases = torus_coll_math_cases,
+};
+
+/* ---- the engine on a real node ---- */
+
+#define COLL_FX_ANSWERS	8
+
+struct coll_fx_answer {
+	u32 seq;
+	int err;
+	u64 val;
+};
+
+struct coll_fixture {
+	struct net_device *node;
+	struct net_device *a_far, *a_port;	/* the parent (0) */
+	struct net_device *b_port, *b_far;	/* the child (2) */
+	struct packet_type cap_a, cap_b;
+	struct sk_buff_head to_parent, to_child;
+	struct coll_fx_answer answer[COLL_FX_ANSWERS];
+	unsigned int answers;
+};
+
+/* the reply hook is global to the node; one fixture at a time */
+static struct coll_fixture *coll_fx;
+
+static struct sk_buff *coll_fx_reply(const struct torus_coll_done *done)
+{
+	struct coll_fx_answer *a;
+
+	if (!coll_fx || coll_fx->answers >= COLL_FX_ANSWERS)
+		return NULL;
+	a = &coll_fx->answer[coll_fx->answers];
+	a->seq = done->seq;
+	a->err = done->err;
+	a->val = done->vals && done->count ? done->vals[0] : 0;
+	/* the answer is written before the test sees it counted */
+	smp_store_release(&coll_fx->answers, coll_fx->answers + 1);
+	return NULL;
+}
+
+static int coll_fx_capture(struct sk_buff *skb, struct net_device *dev,
+			   struct packet_type *pt, struct net_device *orig)
+{
+	skb_queue_tail(pt->af_packet_priv, skb);
+	return NET_RX_SUCCESS;
+}
+
+static struct net_device *coll_fx_cable(struct net_device **far)
+{
+	struct nlattr *tb[IFLA_MAX + 1] = {};
+	struct torport_priv *priv;
+	struct net_device *dev;
+
+	dev = rtnl_create_link(&init_net, "kcp%d", NET_NAME_ENUM,
+			       &torport_link_ops, tb, NULL);
+	if (IS_ERR(dev))
+		return NULL;
+	if (torport_link_ops.newlink(&init_net, dev, tb, NULL, NULL)) {
+		free_netdev(dev);
+		return NULL;
+	}
+	priv = netdev_priv(dev);
+	*far = rtnl_dereference(priv->peer);
+	return dev;
+}
+
+static int coll_fx_setup(struct coll_fixture *fx)
+{
+	struct torus_geom g = { .ndims = 1, .dims = { 3 }, .coord = { 1 } };
+	struct torus_port *map[TORUS_MAX_DIRS] = {};
+	struct nlattr *tb[IFLA_MAX + 1] = {};
+	const struct net_device_ops *ops;
+	int err;
+
+	fx->node = rtnl_create_link(&init_net, "kcoll%d", NET_NAME_ENUM,
+				    &torus_node_link_ops, tb, NULL);
+	if (IS_ERR(fx->node))
+		return PTR_ERR(fx->node);
+	err = register_netdevice(fx->node);
+	if (err) {
+		free_netdev(fx->node);
+		fx->node = NULL;
+		return err;
+	}
+	fx->a_port = coll_fx_cable(&fx->a_far);
+	fx->b_port = coll_fx_cable(&fx->b_far);
+	if (!fx->a_port || !fx->b_port)
+		return -ENOMEM;
+	ops = fx->node->netdev_ops;
+	err = ops->ndo_add_slave(fx->node, fx->a_port, NULL) ?:
+	      ops->ndo_add_slave(fx->node, fx->b_port, NULL) ?:
+	      dev_open(fx->node, NULL) ?: dev_open(fx->a_port, NULL) ?:
+	      dev_open(fx->a_far, NULL) ?: dev_open(fx->b_port, NULL) ?:
+	      dev_open(fx->b_far, NULL);
+	if (err)
+		return err;
+	map[TORUS_DIR(0, 1)] = torus_port_from_dev(fx->a_port);
+	map[TORUS_DIR(0, 0)] = torus_port_from_dev(fx->b_port);
+	err = torus_node_set_fib(netdev_priv(fx->node), &g, true, map);
+	if (err)
+		return err;
+	rtnl_dereference(((struct torus_node *)netdev_priv(fx->node))->coll)
+		->reply = coll_fx_reply;
+	return 0;
+}
+
+static void coll_fx_listen(struct packet_type *pt, struct net_device *dev,
+			   struct sk_buff_head *q)
+{
+	skb_queue_head_init(q);
+	pt->type = htons(ETH_P_TORUS);
+	pt->dev = dev;
+	pt->func = coll_fx_capture;
+	pt->af_packet_priv = q;
+	dev_add_pack(pt);
+}
+
+static int torus_coll_engine_init(struct kunit *test)
+{
+	struct coll_fixture *fx;
+	int err, i;
+
+	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+	if (!fx)
+		return -ENOMEM;
+	test->priv = fx;
+	coll_fx = fx;
+	rtnl_lock();
+	err = coll_fx_setup(fx);
+	rtnl_unlock();
+	if (err)
+		return err;
+	for (i = 0; i < 500 && (qdisc_tx_is_noop(fx->a_port) ||
+				qdisc_tx_is_noop(fx->b_port) ||
+				qdisc_tx_is_noop(fx->a_far) ||
+				qdisc_tx_is_noop(fx->b_far)); i++)
+		usleep_range(1000, 2000);
+	coll_fx_listen(&fx->cap_a, fx->a_far, &fx->to_parent);
+	coll_fx_listen(&fx->cap_b, fx->b_far, &fx->to_child);
+	return 0;
+}
+
+static void torus_coll_engine_exit(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	LIST_HEAD(list);
+
+	if (fx->cap_a.func)
+		dev_remove_pack(&fx->cap_a);
+	if (fx->cap_b.func)
+		dev_remove_pack(&fx->cap_b);
+	skb_queue_purge(&fx->to_parent);
+	skb_queue_purge(&fx->to_child);
+	rtnl_lock();
+	if (fx->node)
+		unregister_netdevice_queue(fx->node, &list);
+	if (fx->a_port)
+		torport_link_ops.dellink(fx->a_port, &list);
+	if (fx->b_port)
+		torport_link_ops.dellink(fx->b_port, &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
+	coll_fx = NULL;
+}
+
+/* This node joins an int64 sum of one element. */
+static int coll_fx_join(struct coll_fixture *fx, s64 v, u32 timeout_ms)
+{
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = TORUS_COLL_SUM,
+		.count = 1,
+		.timeout_ms = timeout_ms,
+		.data = &v,
+		.net = &init_net,
+	};
+	int err;
+
+	rtnl_lock();
+	err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
+	rtnl_unlock();
+	return err;
+}
+
+/* A one-element int64 sum frame from the neighbour behind @far. */
+static void coll_fx_send(struct coll_fixture *fx, struct net_device *far,
+			 u8 phase, u32 seq, s64 v)
+{
+	u8 src[TORUS_MAX_AXES] = { far == fx->a_far ? 0 : 2 };
+	u8 dst[TORUS_MAX_AXES] = { 1 };
+	struct torus_coll_hdr *ch;
+	struct ethhdr *eth;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(NET_SKB_PAD + ETH_HLEN + TORUS_HDR_LEN +
+			TORUS_COLL_HDR_LEN + 8, GFP_KERNEL);
+	if (!skb)
+		return;
+	skb_reserve(skb, NET_SKB_PAD);
+	eth = skb_put(skb, ETH_HLEN);
+	eth_broadcast_addr(eth->h_dest);
+	ether_addr_copy(eth->h_source, far->dev_addr);
+	eth->h_proto = htons(ETH_P_TORUS);
+	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
+		       1);
+	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
+	ch->phase = phase;
+	ch->kind = TORUS_COLL_ALLREDUCE;
+	ch->type = TORUS_COLL_INT64;
+	ch->op = TORUS_COLL_SUM;
+	ch->seq = htonl(seq);
+	ch->count = htonl(1);
+	ch->n = htonl(1);
+	put_unaligned_be64(v, skb_put(skb, 8));
+	skb_reset_mac_header(skb);
+	skb->dev = far;
+	skb->protocol = htons(ETH_P_TORUS);
+	dev_queue_xmit(skb);
+}
+
+/* Wait for @q to hold a frame (or @fx to have @answers answers). */
+static void coll_fx_wait(struct coll_fixture *fx, struct sk_buff_head *q,
+			 unsigned int answers, unsigned int ms)
+{
+	unsigned int i;
+
+	for (i = 0; i < ms; i++) {
+		if (q && !skb_queue_empty(q))
+			return;
+		/* pairs with the release in coll_fx_reply() */
+		if (!q && smp_load_acquire(&fx->answers) >= answers)
+			return;
+		usleep_range(1000, 1100);
+	}
+}
+
+/* The element of a captured frame; -1 if it is not a coll frame. */
+static s64 coll_fx_value(struct kunit *test, struct sk_buff_head *q,
+			 u8 phase, u32 seq)
+{
+	struct sk_buff *skb = skb_dequeue(q);
+	const struct torus_coll_hdr *ch;
+	s64 v = -1;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	if (skb->len >= TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + 8 &&
+	    skb->data[1] == TORUS_T_COLL) {
+		ch = (const void *)(skb->data + TORUS_HDR_LEN);
+		KUNIT_EXPECT_EQ(test, ch->phase, phase);
+		KUNIT_EXPECT_EQ(test, ntohl(ch->seq), seq);
+		v = get_unaligned_be64(skb->data + TORUS_HDR_LEN +
+				       TORUS_COLL_HDR_LEN);
+	}
+	kfree_skb(skb);
+	return v;
+}
+
+/* Up from the child, combined, to the parent; down again to both. */
+static void torus_coll_updown_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 5, 5000), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 100);
+	/* nothing goes up before the child's part */
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 42);
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 100);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
+					    TORUS_COLL_DOWN, 0), 100);
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, 0);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].val, 100ULL);
+}
+
+/* A child's part that comes before this node joins is kept. */
+static void torus_coll_early_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 10);
+	msleep(50);
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 11);
+}
+
+/* No child: the caller gets ETIMEDOUT in time; a late part of the dead
+ * operation is ignored and the next operation works.
+ */
+static void torus_coll_timeout_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30), 0);
+	coll_fx_wait(fx, NULL, 1, 2000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].seq, 0U);
+
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1000);	/* stale */
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 2, 5000), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 3);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 1), 5);
+}
+
+/* Four operations in flight complete in any order. */
+static void torus_coll_in_flight_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	unsigned int i;
+	u32 seq;
+
+	for (i = 0; i < 4; i++)
+		KUNIT_ASSERT_EQ(test, coll_fx_join(fx, i, 5000), 0);
+	for (seq = 4; seq-- > 0;)
+		coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, seq, 10);
+	for (i = 0; i < 4; i++) {
+		coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+		KUNIT_ASSERT_FALSE(test, skb_queue_empty(&fx->to_parent));
+		kfree_skb(skb_dequeue(&fx->to_parent));
+	}
+	for (seq = 4; seq-- > 0;)
+		coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, seq, 1000 + seq);
+	coll_fx_wait(fx, NULL, 4, 2000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 4U);
+	for (i = 0; i < 4; i++) {
+		KUNIT_EXPECT_EQ(test, fx->answer[i].err, 0);
+		KUNIT_EXPECT_EQ(test, fx->answer[i].val,
+				1000ULL + fx->answer[i].seq);
+	}
+	KUNIT_EXPECT_EQ(test, fx->answer[0].seq, 3U);
+}
+
+static struct kunit_case torus_coll_engine_cases[] = {
+	KUNIT_CASE(torus_coll_updown_test),
+	KUNIT_CASE(torus_coll_early_test),
+	KUNIT_CASE(torus_coll_timeout_test),
+	KUNIT_CASE(torus_coll_in_flight_test),
+	{}
+};
+
+static struct kunit_suite torus_coll_engine_suite = {
+	.name = "torus_coll_engine",
+	.init = torus_coll_engine_init,
+	.exit = torus_coll_engine_exit,
+	.test_cases = torus_coll_engine_cases,
+};
+
+kunit_test_suites(&torus_coll_math_suite, &torus_coll_engine_suite);

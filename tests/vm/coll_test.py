@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""VM scenarios for collectives run by torus.ko (runs inside the test VM).
+
+A 3x3x3 torus of namespaces placed by hand (no torusd): every node runs
+`torus coll ...` at the same time; results are compared bit for bit
+across nodes and against an exact rational reference; a member's
+namespace is deleted in the middle of an operation.  Prints
+PASS:/FAIL:/SKIP: lines for the aggregator.
+"""
+
+import os
+import struct
+import subprocess
+import sys
+import time
+from fractions import Fraction
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vmtest import case, results  # noqa: E402
+from torus_lab import Rack, TORUS, loads_strict  # noqa: E402
+
+DIMS = [3, 3, 3]
+# a leaf of the default tree (x = 1 sends to x = 0, nobody sends to it)
+VICTIM = (1, 1, 1)
+
+
+def fmt(c):
+    return ",".join(map(str, c))
+
+
+def run_all(rack, nodes, args_of, timeout=120):
+    """Start `torus -j -n NS coll ...` on every node at once; return
+    {coord: (returncode, parsed JSON or None, stderr, seconds)}."""
+    t0 = time.monotonic()
+    procs = {}
+    for c in nodes:
+        procs[c] = subprocess.Popen(
+            [TORUS, "-j", "-n", rack.ns(c), "coll"] + args_of(c),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out = {}
+    for c, p in procs.items():
+        so, se = p.communicate(timeout=timeout)
+        js = None
+        if p.returncode == 0 and so.strip():
+            js = loads_strict(so)
+            if isinstance(js, list):
+                js = js[0]
+        out[c] = (p.returncode, js, se.strip(), time.monotonic() - t0)
+    return out
+
+
+def all_ok(res):
+    bad = ["%s: %s" % (fmt(c), r[2]) for c, r in res.items() if r[0]]
+    assert not bad, "failed: " + "; ".join(bad[:4])
+
+
+def d2bits(x):
+    return "0x%016x" % struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+def node_values(c):
+    """Eight adversarial doubles per node: cancellation against huge
+    values, exponent spread, subnormals, values with no exact sum."""
+    i = c[0] * 9 + c[1] * 3 + c[2]
+    sign = -1.0 if i % 2 else 1.0
+    return [
+        sign * 1e16, 0.1 * (i + 1), 5e-324 * (i + 1),
+        sign * 1.7976931348623157e308 / 3, 1.0 / (i + 3),
+        (i - 13) * 2.0 ** -1070, 2.0 ** 53 + 2 * i, -(0.3 ** i),
+    ]
+
+
+def exact_sum(vectors):
+    n = len(vectors[0])
+    return [float(sum((Fraction(v[k]) for v in vectors), Fraction(0)))
+            for k in range(n)]
+
+
+@case("coll_tree_default")
+def check_tree(rack):
+    children = 0
+    roots = []
+    for c in rack.nodes:
+        t = rack.torus_json(c, "coll", "tree", "show")
+        t = t[0] if isinstance(t, list) else t
+        assert t["tree"] == "default", t
+        children += len(t["children"])
+        if t["parent"] is None:
+            roots.append(c)
+    assert roots == [(0, 0, 0)], roots
+    assert children == len(rack.nodes) - 1, children
+    return "26 edges, root 0,0,0"
+
+
+@case("coll_barrier_27_nodes")
+def check_barrier(rack):
+    res = run_all(rack, rack.nodes, lambda c: ["barrier", "timeout", "30000"])
+    all_ok(res)
+    seqs = {r[1]["seq"] for r in res.values()}
+    assert len(seqs) == 1, seqs
+    return "all joined, %.1f s" % max(r[3] for r in res.values())
+
+
+@case("coll_allreduce_double_sum_exact_identical")
+def check_double(rack):
+    vals = {c: node_values(c) for c in rack.nodes}
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "type", "double", "op", "sum",
+                             "timeout", "30000"] +
+                  [repr(v) for v in vals[c]])
+    all_ok(res)
+    want = [d2bits(x) for x in exact_sum(list(vals.values()))]
+    bits = {tuple(r[1]["bits"]) for r in res.values()}
+    assert len(bits) == 1, "nodes disagree: %s" % bits
+    got = list(bits.pop())
+    assert got == want, "got %s want %s" % (got, want)
+    # the naive sum in arrival order would not be exact
+    naive = [d2bits(sum(v[k] for v in vals.values())) for k in range(8)]
+    return "8 elements, %d differ from a naive sum" % sum(
+        a != b for a, b in zip(naive, want))
+
+
+@case("coll_allreduce_integers")
+def check_ints(rack):
+    def idx(c):
+        return c[0] * 9 + c[1] * 3 + c[2]
+    for typ, op, fn, ref in (
+            ("int64", "sum", lambda i: [i - 13, -(2 ** 62), 7],
+             lambda xs: [sum(x[0] for x in xs),
+                         ((sum(x[1] for x in xs) + 2 ** 63) % 2 ** 64)
+                         - 2 ** 63, 7 * 27]),
+            ("int64", "min", lambda i: [i - 13, 100 - i],
+             lambda xs: [-13, 74]),
+            ("uint64", "max", lambda i: [i, 2 ** 64 - 1 - i],
+             lambda xs: [26, 2 ** 64 - 1]),
+            ("uint64", "bxor", lambda i: [1 << (i % 64)],
+             lambda xs: [(1 << 27) - 1]),
+            ("int32", "band", lambda i: [-1 ^ (1 << i)],
+             lambda xs: [-1 ^ ((1 << 27) - 1)])):
+        vals = {c: fn(idx(c)) for c in rack.nodes}
+        res = run_all(rack, rack.nodes,
+                      lambda c: ["allreduce", "type", typ, "op", op,
+                                 "timeout", "30000"] +
+                      [str(v) for v in vals[c]])
+        all_ok(res)
+        got = {tuple(r[1]["result"]) for r in res.values()}
+        want = ref(list(vals.values()))
+        assert got == {tuple(want)}, "%s %s: got %s want %s" % (
+            typ, op, got, want)
+    return "int64 sum/min, uint64 max/bxor, int32 band"
+
+
+@case("coll_broadcast_from_any_root")
+def check_bcast(rack):
+    root = (1, 2, 0)
+    data = [3.25, -0.0, 1e-310]
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["broadcast", "type", "double", "root",
+                             fmt(root), "timeout", "30000"] +
+                  ([repr(v) for v in data] if c == root else
+                   ["count", "3"]))
+    all_ok(res)
+    want = [d2bits(v) for v in data]
+    bad = [fmt(c) for c, r in res.items() if r[1]["bits"] != want]
+    assert not bad, "wrong data on " + " ".join(bad)
+    return "3 doubles from 1,2,0"
+
+
+@case("coll_member_deleted_mid_operation")
+def check_member_deleted(rack):
+    timeout_ms = 4000
+    survivors = [c for c in rack.nodes if c != VICTIM]
+    t0 = time.monotonic()
+    procs = {c: subprocess.Popen(
+        [TORUS, "-j", "-n", rack.ns(c), "coll", "allreduce", "type",
+         "int64", "timeout", str(timeout_ms), "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for c in survivors}
+    time.sleep(1.0)
+    subprocess.run(["ip", "netns", "del", rack.ns(VICTIM)], check=True)
+    worst = 0.0
+    bad = []
+    for c, p in procs.items():
+        so, se = p.communicate(timeout=120)
+        worst = max(worst, time.monotonic() - t0)
+        if p.returncode == 0 or "timed out" not in se:
+            bad.append("%s: rc %d %s" % (fmt(c), p.returncode, se.strip()))
+    assert not bad, "; ".join(bad[:4])
+    # every caller answered by the module's timer, not by the tool's own
+    assert worst < timeout_ms / 1000 + 4.0, "took %.1f s" % worst
+    return "26 ETIMEDOUT, last after %.1f s" % worst
+
+
+@case("coll_next_operation_after_failure")
+def check_after(rack):
+    survivors = [c for c in rack.nodes if c != VICTIM]
+    res = run_all(rack, survivors,
+                  lambda c: ["allreduce", "type", "int64", "timeout",
+                             "30000", "2"])
+    all_ok(res)
+    got = {tuple(r[1]["result"]) for r in res.values()}
+    assert got == {(2 * len(survivors),)}, got
+    return "sum over the 26 survivors"
+
+
+def main():
+    rack = Rack(DIMS, [True] * 3, prefix="c")
+    secs = rack.build(static=True)
+    print("# built 3x3x3 rack in %.1f s" % secs, flush=True)
+    try:
+        check_tree(rack)
+        check_barrier(rack)
+        check_double(rack)
+        check_ints(rack)
+        check_bcast(rack)
+        check_member_deleted(rack)
+        check_after(rack)
+    finally:
+        rack.destroy(quiet=True)
+    return 1 if results["fail"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
