@@ -9,6 +9,8 @@ require_vm
 
 status=0
 python3 tests/vm/datapath_test.py || status=1
+# collectives on a 3x3x3 rack: exact double sums, a member deleted
+python3 tests/vm/coll_test.py || status=1
 python3 tests/vm/fabric_test.py || status=1
 # fabric_test.py ends with rmmod torus: discovery_test.py insmods it again
 python3 tests/vm/discovery_test.py || status=1

@@ -2,7 +2,7 @@
 /*
  * coll.c - torus coll: collective operations run by the fabric
  *
- *	torus coll barrier [ dev DEV ] [ timeout MS ]
+ *	torus coll barrier [ dev DEV ] [ timeout MS ] [ repeat N ]
  *	torus coll allreduce [ dev DEV ] [ type TYPE ] [ op OP ]
  *			     [ timeout MS ] VALUE...
  *	torus coll broadcast [ dev DEV ] [ type TYPE ] root COORD
@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <linux/genetlink.h>
 #include <linux/torus.h>
@@ -40,9 +41,9 @@ static const char *const op_names[] = TORUS_COLL_OP_NAMES;
 void coll_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: torus coll barrier [ dev DEV ] [ timeout MS ]\n"
+		"Usage: torus coll barrier [ dev DEV ] [ timeout MS ] [ repeat N ]\n"
 		"       torus coll allreduce [ dev DEV ] [ type TYPE ] [ op OP ] [ timeout MS ]\n"
-		"                            VALUE...\n"
+		"                            [ repeat N ] VALUE...\n"
 		"       torus coll broadcast [ dev DEV ] [ type TYPE ] root COORD [ count N ]\n"
 		"                            [ timeout MS ] [ VALUE... ]\n"
 		"       torus coll tree show [ dev DEV ]\n"
@@ -53,6 +54,7 @@ void coll_usage(FILE *f)
 		"       OP := { sum | prod | min | max | band | bor | bxor | land | lor | lxor }\n"
 		"             (default sum; float and double: sum, min, max)\n"
 		"Every node of the fabric runs the same operations in the same order.\n"
+		"repeat N runs N operations back to back and prints their average time.\n"
 		"Float and double sums are exact, rounded once: the same bits on every node.\n");
 }
 
@@ -262,21 +264,28 @@ struct coll_args {
 	int n_root;
 	uint32_t count;
 	uint32_t timeout_ms;
+	uint32_t repeat;
 	size_t len;
 	unsigned char data[COLL_MAX_BYTES];
 };
 
-static int coll_run(struct coll_args *a)
+static double now_us(void)
 {
-	struct coll_reply r = { 0 };
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* One operation: the request, its ACK, then the answer into @r. */
+static int coll_once(struct coll_args *a, struct coll_reply *r)
+{
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
-	size_t i, size = type_size(a->type);
-	int ret = EXIT_ERR;
 
 	genl = ns_genl();
 	if (!genl || nlsock_reserve(genl, a->len + 1024))
-		return EXIT_ERR;
+		return -1;
 	nlh = node_msg(a->dev, TORUS_CMD_COLL, &genl);
 	if (!nlh)
 		return EXIT_ERR;
@@ -292,9 +301,30 @@ static int coll_run(struct coll_args *a)
 	if (a->count)
 		mnl_attr_put_u32(nlh, TORUS_A_COLL_COUNT, a->count);
 	mnl_attr_put_u32(nlh, TORUS_A_COLL_TIMEOUT_MS, a->timeout_ms);
+	if (nlsock_talk(genl, nlh, reply_cb, r) ||
+	    wait_reply(genl, nlh->nlmsg_seq, a->timeout_ms, r))
+		return -1;
+	return 0;
+}
 
-	if (nlsock_talk(genl, nlh, reply_cb, &r) ||
-	    wait_reply(genl, nlh->nlmsg_seq, a->timeout_ms, &r))
+static int coll_run(struct coll_args *a)
+{
+	size_t i, size = type_size(a->type);
+	struct coll_reply r = { 0 };
+	int ret = EXIT_ERR;
+	uint32_t n;
+	double t0;
+
+	/* repeat: back-to-back operations, for their latency */
+	t0 = now_us();
+	for (n = 0; n < a->repeat; n++) {
+		free(r.result);
+		memset(&r, 0, sizeof(r));
+		if (coll_once(a, &r) || r.error)
+			break;
+	}
+	t0 = now_us() - t0;
+	if (n < a->repeat && !r.error)
 		goto out;
 	if (r.error) {
 		fprintf(stderr, "Error: %s (operation %u)\n",
@@ -308,6 +338,13 @@ static int coll_run(struct coll_args *a)
 	new_json_obj(stdout, opts.json, opts.pretty);
 	open_json_object(NULL);
 	print_uint(PRINT_ANY, "seq", "seq %u", r.seq);
+	if (a->repeat > 1) {
+		char avg[32];
+
+		print_uint(PRINT_ANY, "repeat", " repeat %u", a->repeat);
+		snprintf(avg, sizeof(avg), "%.1f", t0 / a->repeat);
+		print_number(PRINT_ANY, "avg_us", " avg %s us", avg);
+	}
 	if (a->kind != TORUS_COLL_BARRIER) {
 		print_string(PRINT_JSON, "type", NULL, type_names[a->type]);
 		if (a->kind == TORUS_COLL_ALLREDUCE)
@@ -357,6 +394,11 @@ static int coll_common(struct coll_args *a, int *pargc, char ***pargv)
 			      &a->timeout_ms) || !a->timeout_ms)
 			return bad_value(OBJ, "timeout", argv[0],
 					 "milliseconds, 1 to 600000");
+	} else if (kw(argv[0], "repeat")) {
+		NEXT_ARG(OBJ);
+		if (parse_u32(argv[0], 1000000, &a->repeat) || !a->repeat)
+			return bad_value(OBJ, "repeat", argv[0],
+					 "1 to 1000000 operations");
 	} else if (kw(argv[0], "type")) {
 		NEXT_ARG(OBJ);
 		i = lookup(type_names, TORUS_COLL_TYPE_MAX + 1, argv[0]);
@@ -399,6 +441,7 @@ static struct coll_args *coll_args_new(uint8_t kind)
 	a->type = TORUS_COLL_DOUBLE;
 	a->op = TORUS_COLL_SUM;
 	a->timeout_ms = TORUS_COLL_TIMEOUT_MS;
+	a->repeat = 1;
 	return a;
 }
 
