@@ -655,7 +655,7 @@ static int coll_contribution(const struct torus_coll_req *req, u64 **valsp,
 
 /**
  * torus_coll_join - this node joins the next operation
- * @node: the node (RTNL held, so it stays)
+ * @node: the node (held by the caller)
  * @req: the validated request
  * @extack: for errors found now
  *
@@ -665,9 +665,9 @@ static int coll_contribution(const struct torus_coll_req *req, u64 **valsp,
 int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		    struct netlink_ext_ack *extack)
 {
-	struct torus_coll *coll = rtnl_dereference(node->coll);
 	const struct torus_fib *fib;
 	struct torus_coll_slot *s;
+	struct torus_coll *coll;
 	struct torus_xacc *acc;
 	struct sk_buff *skb;
 	struct coll_out out;
@@ -681,6 +681,11 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		return err;
 	coll_out_init(&out);
 	rcu_read_lock();
+	coll = rcu_dereference(node->coll);
+	if (!coll) {
+		err = -ENODEV;	/* being unregistered */
+		goto unlocked;
+	}
 	fib = rcu_dereference(node->fib);
 	spin_lock_bh(&coll->lock);
 	if (!fib || !fib->placed || coll->dead) {
@@ -729,6 +734,7 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 unlock:
 	spin_unlock_bh(&coll->lock);
 	coll_out_flush(node, &out);
+unlocked:
 	rcu_read_unlock();
 	kvfree(vals);
 	kvfree(acc);

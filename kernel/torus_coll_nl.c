@@ -54,27 +54,66 @@ fail:
 	return NULL;
 }
 
+/*
+ * The node device of a request, held.  Not under RTNL: every node of a
+ * fabric joins every operation, and RTNL is one lock for all netns.
+ */
+static struct net_device *coll_nl_get_dev(struct genl_info *info)
+{
+	struct net *net = genl_info_net(info);
+	struct net_device *dev = NULL;
+	struct nlattr *attr;
+
+	rcu_read_lock();
+	attr = info->attrs[TORUS_A_IFINDEX];
+	if (attr) {
+		dev = dev_get_by_index_rcu(net, nla_get_u32(attr));
+	} else if (info->attrs[TORUS_A_IFNAME]) {
+		char name[IFNAMSIZ];
+
+		attr = info->attrs[TORUS_A_IFNAME];
+		nla_strscpy(name, attr, IFNAMSIZ);
+		dev = dev_get_by_name_rcu(net, name);
+	}
+	if (dev && netif_is_torus_node(dev))
+		dev_hold(dev);
+	else
+		dev = NULL;
+	rcu_read_unlock();
+	if (!dev)
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: no such node device (ifindex or ifname)");
+	return dev;
+}
+
 /* The parts of a request that depend on the node: the broadcast root. */
 static int coll_nl_root(struct genl_info *info, struct torus_node *node,
 			bool *root)
 {
-	const struct torus_fib *fib = rtnl_dereference(node->fib);
-	u8 coord[TORUS_MAX_AXES];
+	u8 coord[TORUS_MAX_AXES], own[TORUS_MAX_AXES];
+	const struct torus_fib *fib;
+	struct torus_geom g = {};
 	int err;
 
 	if (!info->attrs[TORUS_A_COLL_ROOT]) {
 		NL_SET_ERR_MSG(info->extack, "torus: a broadcast needs a root");
 		return -EINVAL;
 	}
-	if (!fib->placed) {
+	rcu_read_lock();
+	fib = rcu_dereference(node->fib);
+	if (fib && fib->placed)
+		g = fib->geom;
+	rcu_read_unlock();
+	if (!g.ndims) {
 		NL_SET_ERR_MSG(info->extack, "torus: the node is not placed");
 		return -ENETDOWN;
 	}
-	err = torus_nl_parse_coord(info->attrs[TORUS_A_COLL_ROOT], &fib->geom,
-				   coord, info->extack);
+	memcpy(own, g.coord, sizeof(own));
+	err = torus_nl_parse_coord(info->attrs[TORUS_A_COLL_ROOT], &g, coord,
+				   info->extack);
 	if (err)
 		return err;
-	*root = !memcmp(coord, fib->geom.coord, TORUS_MAX_AXES);
+	*root = !memcmp(coord, own, TORUS_MAX_AXES);
 	return 0;
 }
 
@@ -88,6 +127,7 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 		.timeout_ms = TORUS_COLL_TIMEOUT_MS,
 	};
 	struct torus_node *node;
+	struct net_device *dev;
 	unsigned int size;
 	int err;
 
@@ -123,12 +163,10 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 		req.count = nla_len(data) / size;
 	}
 
-	rtnl_lock();
-	node = torus_nl_get_node(info);
-	if (IS_ERR(node)) {
-		err = PTR_ERR(node);
-		goto out;
-	}
+	dev = coll_nl_get_dev(info);
+	if (!dev)
+		return -ENODEV;
+	node = netdev_priv(dev);
 	if (req.kind == TORUS_COLL_BCAST) {
 		err = coll_nl_root(info, node, &req.root);
 		if (err)
@@ -156,7 +194,7 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	err = torus_coll_join(node, &req, info->extack);
 out:
-	rtnl_unlock();
+	dev_put(dev);
 	return err;
 }
 

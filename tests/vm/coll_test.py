@@ -177,12 +177,11 @@ def check_latency(rack):
                                 "10.1.1.1"], check=False)
     rtt = float(res.stdout.split("=")[-1].split("/")[1]) * 1000
     out = {}
-    for what, args in (("barrier", ["barrier"]),
-                       ("allreduce 8 doubles", ["allreduce"] +
+    opts = ["repeat", str(reps), "timeout", "30000"]
+    for what, args in (("barrier", ["barrier"] + opts),
+                       ("allreduce 8 doubles", ["allreduce"] + opts +
                         [repr(v) for v in node_values(far)])):
-        res = run_all(rack, rack.nodes,
-                      lambda c: args + ["repeat", str(reps),
-                                        "timeout", "30000"])
+        res = run_all(rack, rack.nodes, lambda c: args)
         all_ok(res)
         out[what] = max(float(r[1]["avg_us"]) for r in res.values())
     return "27 nodes, %d ops each: %s; ping 0,0,0 -> 1,1,1 rtt %.0f us" % (

@@ -12,7 +12,8 @@
  *			     parent DIR children DIR[,DIR...] }
  *
  * The module answers a collective when it completes, with a message of
- * its own after the request's ACK: the tool waits for it.
+ * its own to the request's port and sequence number: the tool waits for
+ * it.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -216,12 +217,15 @@ static int reply_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* The answer after the ACK: it comes when the operation ends. */
+/*
+ * The answer to request @seq: the module's message when the operation
+ * ends, or the netlink error of a request refused at once.
+ */
 static int wait_reply(struct nlsock *genl, uint32_t seq, uint32_t timeout_ms,
 		      struct coll_reply *r)
 {
 	/* the module always answers by its own timeout; this one only
-	 * guards against a reply lost for want of memory
+	 * guards against an answer lost for want of memory
 	 */
 	int wait = (int)timeout_ms + 5000;
 	static char buf[COLL_MAX_BYTES * 2 + 4096];
@@ -229,8 +233,12 @@ static int wait_reply(struct nlsock *genl, uint32_t seq, uint32_t timeout_ms,
 			      .events = POLLIN };
 
 	while (!r->got) {
+		const struct nlmsghdr *nlh;
+		char msg[512];
+		bool warn;
 		ssize_t n;
 		int ret = poll(&pfd, 1, wait);
+		int rem;
 
 		if (ret < 0 && errno == EINTR)
 			continue;
@@ -244,11 +252,19 @@ static int wait_reply(struct nlsock *genl, uint32_t seq, uint32_t timeout_ms,
 				strerror(errno));
 			return -1;
 		}
-		if (mnl_cb_run(buf, (size_t)n, seq, genl->portid, reply_cb,
-			       r) < 0 && errno != ESRCH) {
-			fprintf(stderr, "Error: netlink: %s\n",
-				strerror(errno));
-			return -1;
+		rem = (int)n;
+		for (nlh = (const struct nlmsghdr *)buf; nl_msg_ok(nlh, rem);
+		     nlh = mnl_nlmsg_next(nlh, &rem)) {
+			if (nlh->nlmsg_seq != seq)
+				continue;	/* an earlier request's */
+			if (nlh->nlmsg_type == NLMSG_ERROR &&
+			    nl_format_error(nlh, genl->hdrlen, genl->namer,
+					    msg, sizeof(msg), &warn)) {
+				fprintf(stderr, "Error: %s\n", msg);
+				return -1;
+			}
+			if (nlh->nlmsg_type >= NLMSG_MIN_TYPE)
+				reply_cb(nlh, r);
 		}
 	}
 	return 0;
@@ -277,8 +293,12 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/* One operation: the request, its ACK, then the answer into @r. */
-static int coll_once(struct coll_args *a, struct coll_reply *r)
+/*
+ * One operation: the request, without an ACK (a refusal still comes
+ * back as an error), then the answer into @r.
+ */
+static int coll_once(struct coll_args *a, uint32_t ifindex,
+		     struct coll_reply *r)
 {
 	struct nlsock *genl;
 	struct nlmsghdr *nlh;
@@ -286,9 +306,9 @@ static int coll_once(struct coll_args *a, struct coll_reply *r)
 	genl = ns_genl();
 	if (!genl || nlsock_reserve(genl, a->len + 1024))
 		return -1;
-	nlh = node_msg(a->dev, TORUS_CMD_COLL, &genl);
-	if (!nlh)
-		return EXIT_ERR;
+	nlh = mnlg_msg(genl, TORUS_CMD_COLL, 0);
+	nlh->nlmsg_flags &= (uint16_t)~NLM_F_ACK;
+	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
 	mnl_attr_put_u8(nlh, TORUS_A_COLL_KIND, a->kind);
 	if (a->kind != TORUS_COLL_BARRIER)
 		mnl_attr_put_u8(nlh, TORUS_A_COLL_TYPE, a->type);
@@ -301,10 +321,11 @@ static int coll_once(struct coll_args *a, struct coll_reply *r)
 	if (a->count)
 		mnl_attr_put_u32(nlh, TORUS_A_COLL_COUNT, a->count);
 	mnl_attr_put_u32(nlh, TORUS_A_COLL_TIMEOUT_MS, a->timeout_ms);
-	if (nlsock_talk(genl, nlh, reply_cb, r) ||
-	    wait_reply(genl, nlh->nlmsg_seq, a->timeout_ms, r))
+	if (mnl_socket_sendto(genl->nl, nlh, nlh->nlmsg_len) < 0) {
+		fprintf(stderr, "Error: netlink send: %s\n", strerror(errno));
 		return -1;
-	return 0;
+	}
+	return wait_reply(genl, nlh->nlmsg_seq, a->timeout_ms, r);
 }
 
 static int coll_run(struct coll_args *a)
@@ -312,15 +333,17 @@ static int coll_run(struct coll_args *a)
 	size_t i, size = type_size(a->type);
 	struct coll_reply r = { 0 };
 	int ret = EXIT_ERR;
-	uint32_t n;
+	uint32_t n, ifindex;
 	double t0;
 
+	if (node_ifindex(a->dev, &ifindex))
+		return EXIT_ERR;
 	/* repeat: back-to-back operations, for their latency */
 	t0 = now_us();
 	for (n = 0; n < a->repeat; n++) {
 		free(r.result);
 		memset(&r, 0, sizeof(r));
-		if (coll_once(a, &r) || r.error)
+		if (coll_once(a, ifindex, &r) || r.error)
 			break;
 	}
 	t0 = now_us() - t0;
