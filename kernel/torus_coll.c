@@ -424,6 +424,10 @@ static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 		} else {
 			len = 0;
 		}
+		if (!len && i == first) {
+			kfree_skb(skb);	/* an element larger than a frame */
+			return -EMSGSIZE;
+		}
 		if (!len) {
 			/* full: close this frame, the element opens the next */
 			coll_frame_close(skb, i - first, &out->frames);
@@ -694,7 +698,9 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		goto unlock;
 	}
 	s = coll_find(coll, 0, coll->next_seq);
-	if (!s)
+	if (s && s->state != TORUS_COLL_EARLY)
+		s = NULL;	/* the numbers went round: still in flight */
+	else if (!s)
 		s = coll_alloc(coll, 0, coll->next_seq, req->timeout_ms);
 	if (!s) {
 		NL_SET_ERR_MSG(extack,

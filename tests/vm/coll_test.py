@@ -121,6 +121,24 @@ def check_double(rack):
         a != b for a, b in zip(naive, want))
 
 
+@case("coll_allreduce_segmented_3000_doubles")
+def check_segmented(rack):
+    """A vector far larger than a frame: exact sums travel in many
+    frames per cable, cut by elements."""
+    import random
+    rng = random.Random(27)
+    vals = {c: [rng.choice((1, -1)) * rng.random() * 2.0 ** rng.randint(
+        -60, 60) for _ in range(3000)] for c in rack.nodes}
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "timeout", "60000"] +
+                  [repr(v) for v in vals[c]])
+    all_ok(res)
+    want = [d2bits(x) for x in exact_sum(list(vals.values()))]
+    bad = [fmt(c) for c, r in res.items() if r[1]["bits"] != want]
+    assert not bad, "differs from the exact sum on " + " ".join(bad[:5])
+    return "3000 elements, exponents 2^-60..2^60"
+
+
 @case("coll_allreduce_integers")
 def check_ints(rack):
     def idx(c):
@@ -236,6 +254,7 @@ def main():
         check_tree(rack)
         check_barrier(rack)
         check_double(rack)
+        check_segmented(rack)
         check_ints(rack)
         check_bcast(rack)
         check_latency(rack)

@@ -55,7 +55,8 @@ void coll_usage(FILE *f)
 		"       OP := { sum | prod | min | max | band | bor | bxor | land | lor | lxor }\n"
 		"             (default sum; float and double: sum, min, max)\n"
 		"Every node of the fabric runs the same operations in the same order.\n"
-		"repeat N runs N operations back to back and prints their average time.\n"
+		"repeat N runs N + 1 operations back to back and prints the average time\n"
+		"of the last N.\n"
 		"Float and double sums are exact, rounded once: the same bits on every node.\n");
 }
 
@@ -338,16 +339,21 @@ static int coll_run(struct coll_args *a)
 
 	if (node_ifindex(a->dev, &ifindex))
 		return EXIT_ERR;
-	/* repeat: back-to-back operations, for their latency */
+	/*
+	 * repeat: back-to-back operations, for their latency; one more
+	 * first, untimed, so every node starts timing at the same moment
+	 */
 	t0 = now_us();
-	for (n = 0; n < a->repeat; n++) {
+	for (n = a->repeat > 1 ? 0 : 1; n <= a->repeat; n++) {
+		if (n == 1)
+			t0 = now_us();
 		free(r.result);
 		memset(&r, 0, sizeof(r));
 		if (coll_once(a, ifindex, &r) || r.error)
 			break;
 	}
 	t0 = now_us() - t0;
-	if (n < a->repeat && !r.error)
+	if (n <= a->repeat && !r.error)
 		goto out;
 	if (r.error) {
 		fprintf(stderr, "Error: %s (operation %u)\n",
