@@ -268,6 +268,7 @@ static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 	s->state = TORUS_COLL_FREE;
 	s->has_params = false;
 	s->has_data = false;
+	s->aborted = false;
 }
 
 /* Answer the requester and forget the operation. */
@@ -386,6 +387,35 @@ static void coll_frame_close(struct sk_buff *skb, u32 n,
 }
 
 /*
+ * Fail the operation here and tell the neighbours on the tree (but the
+ * one at @skip) so that they fail it too at once, not at their timeout.
+ * @g may be NULL (the node is going away): nobody is told.
+ */
+static void coll_fail(struct torus_coll_slot *s, int err,
+		      const struct torus_geom *g, u8 skip,
+		      struct coll_out *out)
+{
+	struct sk_buff *skb;
+	unsigned int dir;
+	u32 tell;
+
+	if (g && (s->state == TORUS_COLL_JOINED ||
+		  s->state == TORUS_COLL_UP_SENT)) {
+		tell = s->children;
+		if (s->parent != TORUS_DIR_NONE)
+			tell |= BIT(s->parent);
+		for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+			if (!(tell & BIT(dir)) || dir == skip)
+				continue;
+			skb = coll_frame_new(s, g, TORUS_COLL_ABORT, dir, 0, 0);
+			if (skb)
+				coll_frame_close(skb, 0, &out->frames);
+		}
+	}
+	coll_finish(s, err, out);
+}
+
+/*
  * The frames of one message to the neighbour in @dir: the elements,
  * as many per frame as fit.  Return: 0 or -ENOMEM.
  */
@@ -457,14 +487,15 @@ static void coll_progress(struct torus_coll_slot *s,
 	if (s->parent != TORUS_DIR_NONE) {
 		err = coll_send(s, g, TORUS_COLL_UP, s->parent, out);
 		if (err)
-			coll_finish(s, err, out);
+			coll_fail(s, err, g, TORUS_DIR_NONE, out);
 		else
 			s->state = TORUS_COLL_UP_SENT;
 		return;
 	}
 	/* the root: the result */
 	if (s->kind == TORUS_COLL_BCAST && !s->has_data) {
-		coll_finish(s, -EHOSTUNREACH, out);	/* no root in the tree */
+		/* no root in the tree */
+		coll_fail(s, -EHOSTUNREACH, g, TORUS_DIR_NONE, out);
 		return;
 	}
 	if (s->acc)
@@ -477,7 +508,7 @@ static void coll_progress(struct torus_coll_slot *s,
 			continue;
 		err = coll_send(s, g, TORUS_COLL_DOWN, dir, out);
 		if (err) {
-			coll_finish(s, err, out);
+			coll_fail(s, err, g, TORUS_DIR_NONE, out);
 			return;
 		}
 	}
@@ -569,7 +600,7 @@ static void coll_apply_or_fail(struct torus_coll_slot *s,
 
 	consume_skb(skb);
 	if (err)
-		coll_finish(s, err, out);
+		coll_fail(s, err, g, TORUS_DIR_NONE, out);
 }
 
 /* The node's tree now: installed, or the default over live cables. */
@@ -731,6 +762,9 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->state = TORUS_COLL_JOINED;
 	s->deadline = jiffies + msecs_to_jiffies(req->timeout_ms);
 	mod_timer(&s->timer, s->deadline);
+	/* a neighbour failed it already: fail it, and tell the others */
+	if (s->aborted)
+		coll_fail(s, -ECONNABORTED, &fib->geom, TORUS_DIR_NONE, &out);
 	/* what the neighbours sent before this node joined */
 	while (s->state == TORUS_COLL_JOINED &&
 	       (skb = __skb_dequeue(&s->early)))
@@ -758,7 +792,7 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 	if (h->version != TORUS_HDR_VERSION ||
 	    memcmp(h->dst, g->coord, TORUS_MAX_AXES))
 		return false;
-	if ((ch->phase != TORUS_COLL_UP && ch->phase != TORUS_COLL_DOWN) ||
+	if (ch->phase < TORUS_COLL_UP || ch->phase > TORUS_COLL_ABORT ||
 	    ch->kind > TORUS_COLL_KIND_MAX || ch->type > TORUS_COLL_TYPE_MAX ||
 	    ch->op > TORUS_COLL_OP_MAX || ch->flags & ~TORUS_COLL_F_EMPTY ||
 	    ch->reserved || ch->group)
@@ -813,17 +847,28 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		goto drop;
 	s = coll_find(coll, 0, seq);
 	if (!s) {
-		/* a contribution ahead of this node's own join; anything
-		 * else is for an operation this node has finished or failed
+		/* a contribution or an abort ahead of this node's own join;
+		 * anything else is for an operation this node has finished
+		 * or failed
 		 */
-		if (ch->phase != TORUS_COLL_UP ||
+		if (ch->phase == TORUS_COLL_DOWN ||
 		    (s32)(seq - coll->next_seq) < 0)
 			goto drop;
 		s = coll_alloc(coll, 0, seq, TORUS_COLL_EARLY_MS);
 		if (!s)
 			goto drop;
 	}
-	if (s->state == TORUS_COLL_EARLY) {
+	if (ch->phase == TORUS_COLL_ABORT) {
+		if (s->state == TORUS_COLL_EARLY) {
+			s->aborted = true;
+		} else if (in_dir == s->parent ||
+			   (s->children & BIT(in_dir))) {
+			coll_fail(s, -ECONNABORTED, &fib->geom, in_dir, &out);
+		} else {
+			goto drop;
+		}
+		consume_skb(skb);
+	} else if (s->state == TORUS_COLL_EARLY) {
 		if (skb_queue_len(&s->early) >= TORUS_COLL_EARLY_MAX)
 			goto drop;
 		__skb_queue_tail(&s->early, skb);
@@ -842,16 +887,55 @@ static void coll_timer(struct timer_list *t)
 {
 	struct torus_coll_slot *s = from_timer(s, t, timer);
 	struct torus_coll *coll = s->coll;
+	const struct torus_fib *fib;
 	struct coll_out out;
 
 	coll_out_init(&out);
 	rcu_read_lock();
+	fib = rcu_dereference(coll->node->fib);
 	spin_lock_bh(&coll->lock);
 	/* a slot reused since the timer was armed has a later deadline */
 	if (s->state != TORUS_COLL_FREE && time_after_eq(jiffies, s->deadline))
-		coll_finish(s, -ETIMEDOUT, &out);
+		coll_fail(s, -ETIMEDOUT, fib ? &fib->geom : NULL,
+			  TORUS_DIR_NONE, &out);
 	spin_unlock_bh(&coll->lock);
 	coll_out_flush(coll->node, &out);
+	rcu_read_unlock();
+}
+
+/**
+ * torus_coll_port_down - a port lost its carrier or goes away (RTNL)
+ * @node: its node
+ * @port: the port
+ *
+ * Operations waiting for a child or the parent behind it fail now with
+ * ENOLINK, and tell the rest of the tree.
+ */
+void torus_coll_port_down(struct torus_node *node, struct torus_port *port)
+{
+	struct torus_coll *coll = rtnl_dereference(node->coll);
+	const struct torus_fib *fib;
+	struct coll_out out;
+	unsigned int i;
+	u8 dir;
+
+	if (!coll)
+		return;
+	coll_out_init(&out);
+	rcu_read_lock();
+	fib = rcu_dereference(node->fib);
+	dir = fib ? torus_port_global_dir(fib, port) : TORUS_DIR_NONE;
+	spin_lock_bh(&coll->lock);
+	for (i = 0; dir != TORUS_DIR_NONE && i < TORUS_COLL_SLOTS; i++) {
+		struct torus_coll_slot *s = &coll->slot[i];
+
+		if ((s->state == TORUS_COLL_JOINED ||
+		     s->state == TORUS_COLL_UP_SENT) &&
+		    (s->parent == dir || (s->pending & BIT(dir))))
+			coll_fail(s, -ENOLINK, &fib->geom, dir, &out);
+	}
+	spin_unlock_bh(&coll->lock);
+	coll_out_flush(node, &out);
 	rcu_read_unlock();
 }
 

@@ -84,6 +84,7 @@ struct torus_coll;
  * @state: enum torus_coll_state
  * @has_data: broadcast: the root's data is in @vals
  * @has_params: @kind, @type, @op, @count are known
+ * @aborted: a neighbour failed the operation before this node joined
  */
 struct torus_coll_slot {
 	struct torus_coll *coll;
@@ -107,6 +108,7 @@ struct torus_coll_slot {
 	u8 state;
 	bool has_data;
 	bool has_params;
+	bool aborted;
 };
 
 /**
@@ -175,6 +177,7 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		    struct netlink_ext_ack *extack);
 void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		   struct sk_buff *skb);
+void torus_coll_port_down(struct torus_node *node, struct torus_port *port);
 void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
 			 u32 *children);
 void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,

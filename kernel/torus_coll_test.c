@@ -473,18 +473,24 @@ static int coll_fx_join(struct coll_fixture *fx, s64 v, u32 timeout_ms)
 	return err;
 }
 
-/* A one-element int64 sum frame from the neighbour behind @far. */
-static void coll_fx_send(struct coll_fixture *fx, struct net_device *far,
-			 u8 phase, u32 seq, s64 v)
+/*
+ * An int64 sum frame from the neighbour behind @far: @count elements in
+ * the operation, @n said to be in the frame, @have really there (each
+ * @v).
+ */
+static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
+			     u8 phase, u32 seq, u32 count, u32 n,
+			     unsigned int have, s64 v)
 {
 	u8 src[TORUS_MAX_AXES] = { far == fx->a_far ? 0 : 2 };
 	u8 dst[TORUS_MAX_AXES] = { 1 };
 	struct torus_coll_hdr *ch;
 	struct ethhdr *eth;
 	struct sk_buff *skb;
+	unsigned int i;
 
 	skb = alloc_skb(NET_SKB_PAD + ETH_HLEN + TORUS_HDR_LEN +
-			TORUS_COLL_HDR_LEN + 8, GFP_KERNEL);
+			TORUS_COLL_HDR_LEN + 8 * have, GFP_KERNEL);
 	if (!skb)
 		return;
 	skb_reserve(skb, NET_SKB_PAD);
@@ -500,13 +506,21 @@ static void coll_fx_send(struct coll_fixture *fx, struct net_device *far,
 	ch->type = TORUS_COLL_INT64;
 	ch->op = TORUS_COLL_SUM;
 	ch->seq = htonl(seq);
-	ch->count = htonl(1);
-	ch->n = htonl(1);
-	put_unaligned_be64(v, skb_put(skb, 8));
+	ch->count = htonl(count);
+	ch->n = htonl(n);
+	for (i = 0; i < have; i++)
+		put_unaligned_be64(v, skb_put(skb, 8));
 	skb_reset_mac_header(skb);
 	skb->dev = far;
 	skb->protocol = htons(ETH_P_TORUS);
 	dev_queue_xmit(skb);
+}
+
+/* A one-element int64 sum frame from the neighbour behind @far. */
+static void coll_fx_send(struct coll_fixture *fx, struct net_device *far,
+			 u8 phase, u32 seq, s64 v)
+{
+	coll_fx_send_raw(fx, far, phase, seq, 1, 1, 1, v);
 }
 
 /* Wait for @q to hold a frame (or @fx to have @answers answers). */
@@ -546,6 +560,20 @@ static s64 coll_fx_value(struct kunit *test, struct sk_buff_head *q,
 	return v;
 }
 
+/* The phase of the next captured frame, 0 if it is no coll frame. */
+static u8 coll_fx_phase(struct kunit *test, struct sk_buff_head *q)
+{
+	struct sk_buff *skb = skb_dequeue(q);
+	u8 phase = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	if (skb->len >= TORUS_HDR_LEN + TORUS_COLL_HDR_LEN &&
+	    skb->data[1] == TORUS_T_COLL)
+		phase = skb->data[TORUS_HDR_LEN];
+	kfree_skb(skb);
+	return phase;
+}
+
 /* Up from the child, combined, to the parent; down again to both. */
 static void torus_coll_updown_test(struct kunit *test)
 {
@@ -582,8 +610,8 @@ static void torus_coll_early_test(struct kunit *test)
 					    TORUS_COLL_UP, 0), 11);
 }
 
-/* No child: the caller gets ETIMEDOUT in time; a late part of the dead
- * operation is ignored and the next operation works.
+/* No child: the caller gets ETIMEDOUT in time and the tree an abort; a
+ * late part of the dead operation is ignored and the next one works.
  */
 static void torus_coll_timeout_test(struct kunit *test)
 {
@@ -594,6 +622,13 @@ static void torus_coll_timeout_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
 	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ETIMEDOUT);
 	KUNIT_EXPECT_EQ(test, fx->answer[0].seq, 0U);
+	/* and the tree is told */
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_ABORT);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
+			TORUS_COLL_ABORT);
 
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1000);	/* stale */
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 2, 5000), 0);
@@ -601,6 +636,90 @@ static void torus_coll_timeout_test(struct kunit *test)
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
 					    TORUS_COLL_UP, 1), 5);
+}
+
+static u64 coll_fx_drops(struct coll_fixture *fx, int reason)
+{
+	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_stats st;
+
+	torus_stats_read(node->stats, &st);
+	return st.drop[reason];
+}
+
+/*
+ * Frames a neighbour gets wrong: more elements than the operation has
+ * is dropped and counted; an operation that disagrees with this node's,
+ * or a frame shorter than it says, fails the operation (EPROTO, and an
+ * abort to the tree) rather than corrupting it; the next one works.
+ */
+static void torus_coll_malformed_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	u64 before = coll_fx_drops(fx, TORUS_DROP_MALFORMED);
+
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 2, 2, 1);
+	coll_fx_send_raw(fx, fx->b_far, 7, 0, 1, 1, 1, 1);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_MALFORMED),
+			before + 2);
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 1, 0, 1);
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -EPROTO);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_ABORT);
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 1, 2, 1, 1, 1);
+	coll_fx_wait(fx, NULL, 2, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
+	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -EPROTO);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_ABORT);
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 4, 5000), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 2, 5);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 2), 9);
+}
+
+/*
+ * A failure travels the tree: an abort from the parent fails the
+ * operation at once and goes on to the child; a cut cable to a child
+ * that still owes its part fails it and tells the parent.
+ */
+static void torus_coll_abort_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	int err;
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ECONNABORTED);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
+			TORUS_COLL_ABORT);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
+	rtnl_lock();
+	err = torport_set_cable(fx->b_port, 0, -1, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	coll_fx_wait(fx, NULL, 2, 2000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
+	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -ENOLINK);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_ABORT);
 }
 
 /* Four operations in flight complete in any order. */
@@ -636,6 +755,8 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_early_test),
 	KUNIT_CASE(torus_coll_timeout_test),
 	KUNIT_CASE(torus_coll_in_flight_test),
+	KUNIT_CASE(torus_coll_malformed_test),
+	KUNIT_CASE(torus_coll_abort_test),
 	{}
 };
 

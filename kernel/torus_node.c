@@ -510,11 +510,15 @@ static int torus_node_netdev_event(struct notifier_block *nb,
 
 	switch (event) {
 	case NETDEV_UNREGISTER:
+		torus_coll_port_down(port->node, port);
 		torus_node_release_port(port);
 		break;
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
+		/* collectives waiting across a dead cable fail now */
+		if (!netif_running(dev) || !netif_carrier_ok(dev))
+			torus_coll_port_down(port->node, port);
 		port->node->generation++;
 		torus_notify_port(port);
 		break;

@@ -206,9 +206,19 @@ def check_latency(rack):
         reps, ", ".join("%s %.0f us" % kv for kv in out.items()), rtt)
 
 
+# what a survivor may be told: its cable to the member went away
+# (ENOLINK), a neighbour on the tree failed the operation (ECONNABORTED),
+# or, at worst, the module's timer (ETIMEDOUT)
+FAILED_MSGS = ("Link has been severed", "Software caused connection abort",
+               "timed out")
+
+
 @case("coll_member_deleted_mid_operation")
 def check_member_deleted(rack):
-    timeout_ms = 4000
+    """26 nodes wait for a 27th, whose namespace is deleted: every call
+    fails, long before the 20 s timeout, because the failure travels
+    the tree (abort frames) from the node whose cable went away."""
+    timeout_ms = 20000
     survivors = [c for c in rack.nodes if c != VICTIM]
     t0 = time.monotonic()
     procs = {c: subprocess.Popen(
@@ -221,17 +231,19 @@ def check_member_deleted(rack):
     t_del = time.monotonic()
     worst = 0.0
     bad = []
+    how = {}
     for c, p in procs.items():
         so, se = p.communicate(timeout=120)
         worst = max(worst, time.monotonic() - t_del)
-        if p.returncode == 0 or "timed out" not in se:
+        msg = [m for m in FAILED_MSGS if m in se]
+        if p.returncode == 0 or not msg:
             bad.append("%s: rc %d %s" % (fmt(c), p.returncode, se.strip()))
+        else:
+            how[msg[0]] = how.get(msg[0], 0) + 1
     assert not bad, "; ".join(bad[:4])
-    # every caller is answered by the module's timer (counted from its
-    # join, before the deletion), not by the tool's own 5 s later
-    assert worst < timeout_ms / 1000 + 4.0, "took %.1f s" % worst
-    return "26 ETIMEDOUT, last %.1f s after the deletion (%.1f s since " \
-        "the start)" % (worst, time.monotonic() - t0)
+    assert worst < 10.0, "took %.1f s: the failure did not travel" % worst
+    return "26 errors (%s), last %.1f s after the deletion" % (
+        ", ".join("%s: %d" % kv for kv in sorted(how.items())), worst)
 
 
 @case("coll_next_operation_after_failure")

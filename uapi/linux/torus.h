@@ -740,13 +740,16 @@ enum torus_coll_op {
 /* torus_coll_hdr.phase */
 #define TORUS_COLL_UP		1	/* a subtree's contribution */
 #define TORUS_COLL_DOWN		2	/* the result */
+#define TORUS_COLL_ABORT	3	/* the operation failed: pass it on */
 
 /* torus_coll_hdr.flags */
 #define TORUS_COLL_F_EMPTY	0x01	/* no data from this subtree (bcast) */
 
 /**
  * struct torus_coll_hdr - after the torus header of a TORUS_T_COLL frame
- * @phase: TORUS_COLL_UP or TORUS_COLL_DOWN
+ * @phase: TORUS_COLL_UP, TORUS_COLL_DOWN or TORUS_COLL_ABORT (no
+ *	elements: a node failed the operation, its neighbours on the tree
+ *	fail it too and pass it on, so nobody waits for the timeout)
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
  * @op: enum torus_coll_op
