@@ -166,4 +166,23 @@ expect batch_missing_file 1 'cannot open' -b "$tmp/no-such-file"
 expect batch_extra_args 2 'unexpected "node" after -batch FILE' \
 	-b "$tmp/batch" node show
 
+# collectives: the grammar, before any request
+expect coll_help 0 'torus coll allreduce' coll help
+expect coll_allreduce_no_values 2 'missing VALUE' coll allreduce op sum
+expect coll_allreduce_bad_type 2 'invalid type "quad"' \
+	coll allreduce type quad 1
+expect coll_allreduce_bad_op 2 'invalid op "avg"' coll allreduce op avg 1
+expect coll_allreduce_bad_double 2 'invalid value "1.5x"' \
+	coll allreduce type double 1.5x
+expect coll_allreduce_int8_range 2 'invalid value "128"' \
+	coll allreduce type int8 128
+expect coll_allreduce_uint_negative 2 'invalid value "-1"' \
+	coll allreduce type uint32 -1
+expect coll_broadcast_no_root 2 'missing root' coll broadcast count 2
+expect coll_timeout_zero 2 'invalid timeout "0"' coll barrier timeout 0
+expect coll_tree_set_no_parent 2 'missing parent' \
+	coll tree set children +x
+expect coll_tree_bad_dir 2 'invalid children "+q"' \
+	coll tree set parent -x children +q
+
 exit $failed
