@@ -762,8 +762,12 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->state = TORUS_COLL_JOINED;
 	s->deadline = jiffies + msecs_to_jiffies(req->timeout_ms);
 	mod_timer(&s->timer, s->deadline);
-	/* a neighbour failed it already: fail it, and tell the others */
-	if (s->aborted)
+	/* cut off from the root, or failed by a neighbour already: fail it
+	 * now, and tell the others
+	 */
+	if (parent != TORUS_DIR_NONE && !(torus_fib_usable(fib) & BIT(parent)))
+		coll_fail(s, -ENOLINK, &fib->geom, parent, &out);
+	else if (s->aborted)
 		coll_fail(s, -ECONNABORTED, &fib->geom, TORUS_DIR_NONE, &out);
 	/* what the neighbours sent before this node joined */
 	while (s->state == TORUS_COLL_JOINED &&

@@ -722,6 +722,28 @@ static void torus_coll_abort_test(struct kunit *test)
 			TORUS_COLL_ABORT);
 }
 
+/* With the cable to the parent cut, joining fails at once (ENOLINK)
+ * and the child is told.
+ */
+static void torus_coll_no_parent_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	int err;
+
+	rtnl_lock();
+	err = torport_set_cable(fx->a_port, 0, -1, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	msleep(50);	/* the link watcher turns the carrier off */
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
+			TORUS_COLL_ABORT);
+}
+
 /* Four operations in flight complete in any order. */
 static void torus_coll_in_flight_test(struct kunit *test)
 {
@@ -757,6 +779,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_in_flight_test),
 	KUNIT_CASE(torus_coll_malformed_test),
 	KUNIT_CASE(torus_coll_abort_test),
+	KUNIT_CASE(torus_coll_no_parent_test),
 	{}
 };
 
