@@ -35,6 +35,10 @@ _torus_value()
 	state) printf '%s\n' unconfigured discovering oriented placed failed ;;
 	role) printf '%s\n' none static leader follower ;;
 	wrap) printf '%s\n' torus mesh 1 0 ;;
+	type) printf '%s\n' int8 int16 int32 int64 uint8 uint16 uint32 uint64 \
+		float double ;;
+	op) printf '%s\n' sum prod min max band bor bxor land lor lxor ;;
+	parent | children) _torus_dirs ;;
 	esac
 }
 
@@ -49,6 +53,7 @@ _torus_commands()
 	stats) echo reset help ;;
 	monitor) echo dev help ;;
 	neighbor) echo show help ;;
+	coll) echo barrier allreduce broadcast tree help ;;
 	esac
 }
 
@@ -68,6 +73,10 @@ _torus_keywords()
 	"route add") echo via plan1 dir plan dev ;;
 	"route del") echo dev ;;
 	"route batch") echo replace dev ;;
+	"coll barrier") echo dev timeout repeat ;;
+	"coll allreduce") echo dev type op timeout repeat ;;
+	"coll broadcast") echo dev type root count timeout ;;
+	"coll tree") echo show set dev auto default parent children ;;
 	esac
 }
 
@@ -76,7 +85,7 @@ _torus()
 	local cur prev words cword i obj= cmd=
 	local opts="-j -json -p -pretty -s -stats -n -netns -b -batch -force
 		-h -help -V -Version"
-	local objects="link node port cable route stats monitor neighbor"
+	local objects="link node port cable route stats monitor neighbor coll"
 
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
