@@ -351,6 +351,12 @@ static int leg(const struct troute_ctx *c, unsigned int a,
 	}
 }
 
+int troute_leg(const struct troute_ctx *c, unsigned int a,
+	       unsigned int policy, unsigned int s, unsigned int d)
+{
+	return leg(c, a, policy, s, d);
+}
+
 bool troute_reach1(const struct troute_ctx *c, const struct troute_plan *p,
 		   unsigned int u, unsigned int w)
 {

@@ -152,6 +152,12 @@ static inline bool troute_live(const struct troute_ctx *c, unsigned int n)
 	return !c->f->dead[n];
 }
 
+/*
+ * signed steps from coordinate s to d on axis a under @policy (+: the
+ * "+" direction), whether the cables are usable or not
+ */
+int troute_leg(const struct troute_ctx *c, unsigned int a,
+	       unsigned int policy, unsigned int s, unsigned int d);
 /* u reaches w in one round of plan p (both live) */
 bool troute_reach1(const struct troute_ctx *c, const struct troute_plan *p,
 		   unsigned int u, unsigned int w);
