@@ -294,6 +294,9 @@ void td_install_decide(const struct td_install_in *in,
 	if (v->state == TC_PLACED) {
 		uint32_t map[TORUS_MAX_DIRS] = { 0 };
 
+		/* the routes made it a lamb: it forwards, it is no endpoint */
+		if (in->lamb)
+			r.role = TORUS_ROLE_LAMB;
 		r.reason = "";
 		r.leader = v->leader;
 		r.geom = true;

@@ -39,6 +39,8 @@ struct td_install_in {
 	uint32_t		unresolved_grace;
 	/* the daemon exits: the plan addresses go, the kernel stays */
 	bool			exiting;
+	/* the installed routes make this node a lamb (placed views only) */
+	bool			lamb;
 };
 
 enum td_action_kind {

@@ -48,6 +48,8 @@ void state_info(struct torusd *d, struct td_state_info *si,
 	si->id = d->id;
 	si->view = &d->view;
 	si->installed = d->installed;
+	if (d->routes.info.computed)
+		si->routes = &d->routes.info;
 	si->nbrs = nbrs;
 	for (l = 0; l < TC_MAX_PORTS; l++) {
 		struct td_state_nbr *n = &nbrs[l];
@@ -319,6 +321,7 @@ void kernel_sync(struct torusd *d)
 	in.addresses = d->opts.addresses;
 	in.unresolved_grace = d->cfg.dead_ticks;
 	in.exiting = d->stop && !d->exit_code;
+	in.lamb = d->routes.info.lamb;
 	td_install_decide(&in, &plan);
 	if (apply_plan(d, &plan))
 		goto retry;

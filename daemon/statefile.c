@@ -170,6 +170,38 @@ void td_fmt_dims(char *buf, size_t len, const uint16_t *v, uint8_t wrap,
 					wrap & (1u << i) ? "" : "(mesh)");
 }
 
+static void routes_json(struct json_writer *jw,
+			const struct td_state_routes *r)
+{
+	jsonw_name(jw, "routes");
+	jsonw_start_object(jw);
+	jsonw_name(jw, "computed");
+	jsonw_bool(jw, r->computed);
+	jsonw_name(jw, "generation");
+	jsonw_u64(jw, r->generation);
+	jsonw_name(jw, "ls_generation");
+	jsonw_u64(jw, r->ls_generation);
+	jsonw_name(jw, "installs");
+	jsonw_u64(jw, r->installs);
+	jsonw_name(jw, "lamb");
+	jsonw_bool(jw, r->lamb);
+	jsonw_name(jw, "refused");
+	jsonw_bool(jw, r->refused);
+	jsonw_name(jw, "lambs");
+	jsonw_u64(jw, r->lambs);
+	jsonw_name(jw, "exceptions");
+	jsonw_u64(jw, r->exceptions);
+	jsonw_name(jw, "dead");
+	jsonw_u64(jw, r->dead);
+	jsonw_name(jw, "cut");
+	jsonw_u64(jw, r->cuts);
+	jsonw_name(jw, "compute_ms");
+	jsonw_float(jw, "%.3f", r->compute_ms);
+	jsonw_name(jw, "computed_at_ms");
+	jsonw_u64(jw, r->computed_at_ms);
+	jsonw_end_object(jw);
+}
+
 void td_state_json(FILE *f, const struct td_state_info *si)
 {
 	const struct tc_view *v = si->view;
@@ -231,6 +263,8 @@ void td_state_json(FILE *f, const struct td_state_info *si)
 		}
 	}
 	jsonw_end_object(jw);
+	if (si->routes)
+		routes_json(jw, si->routes);
 	if (si->nbrs) {
 		jsonw_name(jw, "neighbors");
 		jsonw_start_array(jw);

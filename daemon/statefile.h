@@ -21,6 +21,19 @@ struct td_state_nbr {
 	uint8_t			refused; /* enum td_refusal: why not */
 };
 
+/* the fault-tolerant routes torusd computed and installed (routes.c) */
+struct td_state_routes {
+	bool			computed;	/* a set was computed */
+	bool			lamb;		/* this node is a lamb */
+	bool			refused;	/* the last set had a cycle */
+	uint32_t		generation;	/* kernel's exception table */
+	uint32_t		ls_generation;	/* link state computed from */
+	uint32_t		installs;	/* sets installed */
+	uint32_t		lambs, exceptions, dead, cuts;
+	double			compute_ms;	/* the last computation */
+	uint64_t		computed_at_ms;	/* ... at (Unix time, ms) */
+};
+
 struct td_state_info {
 	const char		*ifname;
 	uint64_t		id;
@@ -31,6 +44,8 @@ struct td_state_info {
 	bool			installed;
 	/* by label; NULL: no neighbor table */
 	const struct td_state_nbr *nbrs;
+	/* NULL: no routes key */
+	const struct td_state_routes *routes;
 };
 
 const char *td_state_name(uint8_t state);

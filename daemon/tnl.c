@@ -44,6 +44,8 @@ static struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_REASON]	= { .type = NLA_STRING },
 	[TORUS_A_PORT]		= { .type = NLA_NESTED },
 	[TORUS_A_GENERATION]	= { .type = NLA_U32 },
+	[TORUS_A_ROUTES_GENERATION] = { .type = NLA_U32 },
+	[TORUS_A_ROUTES_COUNT]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy port_policy[TORUS_PORT_A_MAX + 1] = {
@@ -66,6 +68,10 @@ static const char *cmd_name(uint8_t cmd)
 		return "port dump";
 	case TORUS_CMD_PORTMAP_SET:
 		return "port map set";
+	case TORUS_CMD_PLAN_SET:
+		return "plan set";
+	case TORUS_CMD_ROUTE_BATCH:
+		return "route batch";
 	}
 	return "request";
 }
@@ -203,10 +209,10 @@ static int talk(struct td_nl *nl, struct nl_msg *msg, uint8_t cmd,
 	return talk_on(nl, nl->req, cmd_name(cmd), msg, parse, arg);
 }
 
-static struct nl_msg *request(struct td_nl *nl, uint8_t cmd, int flags,
-			      uint32_t ifindex)
+static struct nl_msg *request_sized(struct td_nl *nl, uint8_t cmd,
+				    int flags, uint32_t ifindex, size_t size)
 {
-	struct nl_msg *msg = nlmsg_alloc();
+	struct nl_msg *msg = size ? nlmsg_alloc_size(size) : nlmsg_alloc();
 
 	if (!msg)
 		return NULL;
@@ -217,6 +223,12 @@ static struct nl_msg *request(struct td_nl *nl, uint8_t cmd, int flags,
 		return NULL;
 	}
 	return msg;
+}
+
+static struct nl_msg *request(struct td_nl *nl, uint8_t cmd, int flags,
+			      uint32_t ifindex)
+{
+	return request_sized(nl, cmd, flags, ifindex, 0);
 }
 
 static int no_msg(struct td_nl *nl, uint8_t cmd)
@@ -414,6 +426,11 @@ static int parse_node(struct nlattr **tb, struct td_knode *kn)
 		copy_str(kn->reason, sizeof(kn->reason), tb[TORUS_A_REASON]);
 	if (tb[TORUS_A_GENERATION])
 		kn->generation = nla_get_u32(tb[TORUS_A_GENERATION]);
+	if (tb[TORUS_A_ROUTES_GENERATION])
+		kn->routes_generation =
+			nla_get_u32(tb[TORUS_A_ROUTES_GENERATION]);
+	if (tb[TORUS_A_ROUTES_COUNT])
+		kn->routes_count = nla_get_u32(tb[TORUS_A_ROUTES_COUNT]);
 	if (!tb[TORUS_A_COORD] || !tb[TORUS_A_DIMS])
 		return 0;
 	n = parse_axes(tb[TORUS_A_COORD], coord);
@@ -591,6 +608,98 @@ int td_nl_portmap_set(struct td_nl *nl, uint32_t ifindex,
 nomsg:
 	nlmsg_free(msg);
 	return no_msg(nl, TORUS_CMD_PORTMAP_SET);
+}
+
+int td_nl_plan_set(struct td_nl *nl, uint32_t ifindex, unsigned int nplans,
+		   const uint8_t (*order)[TC_MAX_AXES],
+		   const uint8_t (*policy)[TC_MAX_AXES], unsigned int ndims)
+{
+	uint32_t ord[TC_MAX_AXES], pol[TC_MAX_AXES];
+	struct nlattr *plan;
+	struct nl_msg *msg;
+	unsigned int p, a;
+	int err;
+
+	msg = request(nl, TORUS_CMD_PLAN_SET, 0, ifindex);
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_PLAN_SET);
+	for (p = 1; p < nplans; p++) {
+		plan = nla_nest_start(msg, TORUS_A_PLAN | NLA_F_NESTED);
+		if (!plan || nla_put_u8(msg, TORUS_PLAN_A_INDEX, (uint8_t)p))
+			goto nomsg;
+		for (a = 0; a < ndims; a++) {
+			ord[a] = order[p][a];
+			pol[a] = policy[p][a];
+		}
+		if (put_axes(msg, TORUS_PLAN_A_ORDER, ndims, ord, true) ||
+		    put_axes(msg, TORUS_PLAN_A_POLICY, ndims, pol, true) ||
+		    nla_nest_end(msg, plan))
+			goto nomsg;
+	}
+	err = talk(nl, msg, TORUS_CMD_PLAN_SET, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+
+nomsg:
+	nlmsg_free(msg);
+	return no_msg(nl, TORUS_CMD_PLAN_SET);
+}
+
+/* put_axes() of u8 coordinates, as u32 attributes */
+static int put_coord(struct nl_msg *msg, int type, const uint8_t *v,
+		     unsigned int ndims)
+{
+	uint32_t vals[TC_MAX_AXES];
+	unsigned int a;
+
+	for (a = 0; a < ndims; a++)
+		vals[a] = v[a];
+	return put_axes(msg, type, ndims, vals, false);
+}
+
+/* room for one exception: two nests of u32 per axis and two plans */
+#define TD_EXC_MSG_MAX	(3 * 4 + 2 * (4 + TC_MAX_AXES * 8) + 2 * 8)
+
+int td_nl_route_replace(struct td_nl *nl, uint32_t ifindex,
+			const struct td_route_exc *exc, unsigned int n,
+			unsigned int ndims)
+{
+	size_t size = 4096 + (size_t)n * TD_EXC_MSG_MAX;
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	unsigned int i;
+	int err, buf;
+
+	msg = request_sized(nl, TORUS_CMD_ROUTE_BATCH, 0, ifindex, size);
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_ROUTE_BATCH);
+	if (nla_put_flag(msg, TORUS_A_ROUTES_REPLACE))
+		goto nomsg;
+	/* one TORUS_A_ROUTE each: a nest could not hold 64 KiB or more */
+	for (i = 0; i < n; i++) {
+		nest = nla_nest_start(msg, TORUS_A_ROUTE | NLA_F_NESTED);
+		if (!nest ||
+		    put_coord(msg, TORUS_ROUTE_A_DST, exc[i].dst, ndims) ||
+		    put_coord(msg, TORUS_ROUTE_A_VIA, exc[i].via, ndims) ||
+		    nla_put_u8(msg, TORUS_ROUTE_A_PLAN, exc[i].plan0) ||
+		    nla_put_u8(msg, TORUS_ROUTE_A_PLAN1, exc[i].plan1) ||
+		    nla_nest_end(msg, nest))
+			goto nomsg;
+	}
+	/* a big table is one big message: the socket must take it whole */
+	buf = (int)nlmsg_hdr(msg)->nlmsg_len + 65536;
+	if (buf > 200000 &&
+	    setsockopt(nl_socket_get_fd(nl->req), SOL_SOCKET, SO_SNDBUFFORCE,
+		       &buf, sizeof(buf)))
+		setsockopt(nl_socket_get_fd(nl->req), SOL_SOCKET, SO_SNDBUF,
+			   &buf, sizeof(buf));
+	err = talk(nl, msg, TORUS_CMD_ROUTE_BATCH, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+
+nomsg:
+	nlmsg_free(msg);
+	return no_msg(nl, TORUS_CMD_ROUTE_BATCH);
 }
 
 /* ---- rtnetlink: the node device's addresses ---- */

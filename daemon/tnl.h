@@ -51,6 +51,16 @@ struct td_knode {
 	uint16_t	dims[TC_MAX_AXES];
 	uint8_t		wrap;
 	uint32_t	generation;
+	uint32_t	routes_generation;	/* the exception table's */
+	uint32_t	routes_count;		/* exceptions it holds */
+};
+
+/* a route exception: "via @via with @plan0, then @plan1 to @dst" */
+struct td_route_exc {
+	uint8_t		dst[TC_MAX_AXES];
+	uint8_t		via[TC_MAX_AXES];
+	uint8_t		plan0;
+	uint8_t		plan1;
 };
 
 /* a TORUS_CMD_NODE_SET request */
@@ -100,6 +110,21 @@ int td_nl_node_set(struct td_nl *nl, uint32_t ifindex,
 /* replace the port map: @map[global dir] = port ifindex, 0 unmapped */
 int td_nl_portmap_set(struct td_nl *nl, uint32_t ifindex,
 		      const uint32_t map[TORUS_MAX_DIRS]);
+
+/*
+ * Replace the node's plans 1..@nplans-1 (@order and @policy per plan,
+ * plan 0 is the kernel's fixed DOR and not sent) for @ndims axes.
+ */
+int td_nl_plan_set(struct td_nl *nl, uint32_t ifindex, unsigned int nplans,
+		   const uint8_t (*order)[TC_MAX_AXES],
+		   const uint8_t (*policy)[TC_MAX_AXES], unsigned int ndims);
+/*
+ * Replace the whole exception table by @exc in one TORUS_CMD_ROUTE_BATCH
+ * (TORUS_A_ROUTES_REPLACE): the kernel swaps it atomically; n may be 0
+ */
+int td_nl_route_replace(struct td_nl *nl, uint32_t ifindex,
+			const struct td_route_exc *exc, unsigned int n,
+			unsigned int ndims);
 
 /* addresses of device @ifindex (rtnetlink); -E2BIG past @max */
 int td_nl_addr_dump(struct td_nl *nl, uint32_t ifindex,

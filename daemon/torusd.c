@@ -681,6 +681,8 @@ static void arm_next(struct torusd *d)
 	if (d->retry_tick)
 		next = min_u64(next, d->retry_tick > d->ticks ?
 				     d->retry_tick : d->ticks + 1);
+	next = min_u64(next, routes_next_tick(d) > d->ticks ?
+			     routes_next_tick(d) : d->ticks + 1);
 	at = d->epoch_ns + next * tick_ns(d);
 	/* armed for that tick already, and it has not fired yet */
 	if (next == d->wake_tick && at > now_ns())
@@ -734,6 +736,7 @@ static void service(struct torusd *d)
 	watch_nbrs(d);
 	if (d->need_sync || (d->retry_tick && d->ticks >= d->retry_tick))
 		kernel_sync(d);
+	routes_service(d);
 	if (d->state_dirty) {
 		d->state_dirty = false;
 		write_state(d);
@@ -891,7 +894,8 @@ static void on_netlink(struct torusd *d)
 /*
  * A query on the daemon's socket (@torusd/DEV, per network namespace):
  * "neighbors" is answered with the neighbor table, one line per port,
- * "stats" with the loop's wake-ups (all, and by the timer) and ticks.
+ * "stats" with the loop's wake-ups (all, and by the timer) and ticks,
+ * "path COORD" with the route to COORD hop by hop (routes.c).
  */
 static void on_ctrl(struct torusd *d)
 {
@@ -919,6 +923,8 @@ static void on_ctrl(struct torusd *d)
 			fprintf(f, "ok\n");
 			state_info(d, &si, nbrs);
 			td_state_nbr_text(f, &si);
+		} else if (!strncmp(req, "path ", 5)) {
+			routes_path_reply(d, req + 5, f);
 		} else if (!strcmp(req, "stats")) {
 			fprintf(f, "ok\nwakeups=%" PRIu64 " timer_wakeups=%" PRIu64
 				" ticks=%" PRIu64 " sleep=%s\n", d->wakeups,
@@ -1290,6 +1296,7 @@ static void teardown(struct torusd *d)
 	td_nl_close(&d->nl);
 	free(d->node);
 	d->node = NULL;
+	routes_free(d);
 }
 
 static void run(struct torusd *d)

@@ -13,6 +13,7 @@
 #include "frame.h"
 #include "install.h"
 #include "options.h"
+#include "routes.h"
 #include "tcore.h"
 #include "tnl.h"
 
@@ -64,6 +65,7 @@ struct torusd {
 
 	/* the kernel holds our placed view */
 	bool		installed;
+	struct td_routes routes;	/* fault-tolerant routes (routes.c) */
 	bool		need_sync;	/* compare with the kernel, fix it */
 	bool		need_resync;	/* re-dump the ports */
 	bool		state_dirty;	/* rewrite the --state-file */

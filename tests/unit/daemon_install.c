@@ -229,6 +229,27 @@ UNIT_TEST(install_placed_fresh)
 	UNIT_CHECK(f.plan.installed);
 }
 
+/* the routes make the node a lamb, then release it: only the role moves */
+UNIT_TEST(install_lamb_role_follows_routes)
+{
+	struct fixture f;
+
+	fixture_init(&f);
+	decide(&f);
+	apply(&f);
+	f.in.lamb = true;
+	decide(&f);
+	UNIT_STREQ(actions(&f), "node");
+	UNIT_CHECK(f.plan.act[0].node.role == TORUS_ROLE_LAMB);
+	apply(&f);
+	decide(&f);
+	UNIT_STREQ(actions(&f), "");
+	f.in.lamb = false;
+	decide(&f);
+	UNIT_STREQ(actions(&f), "node");
+	UNIT_CHECK(f.plan.act[0].node.role == TC_ROLE_FOLLOWER);
+}
+
 UNIT_TEST(install_coordinates_change_replaces_addresses)
 {
 	struct fixture f;
@@ -484,6 +505,7 @@ UNIT_TEST(install_absent_port)
 static const struct unit_case cases[] = {
 	UNIT_CASE(install_plan_addresses),
 	UNIT_CASE(install_placed_fresh),
+	UNIT_CASE(install_lamb_role_follows_routes),
 	UNIT_CASE(install_coordinates_change_replaces_addresses),
 	UNIT_CASE(install_unplaced_removes_addresses),
 	UNIT_CASE(install_failed_view),

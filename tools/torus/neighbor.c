@@ -39,7 +39,7 @@ void neighbor_usage(FILE *f)
 }
 
 /* the value of "key=" in a line of words, copied into @val */
-static const char *word(const char *line, const char *key, char *val,
+const char *torusd_word(const char *line, const char *key, char *val,
 			size_t size)
 {
 	size_t klen = strlen(key);
@@ -69,18 +69,18 @@ static void print_line(const char *line)
 	char leader[24], placed[8], silent[16], serves[8], want[8];
 	char refused[16];
 
-	word(line, "port", port, sizeof(port));
-	word(line, "label", label, sizeof(label));
-	word(line, "carrier", carrier, sizeof(carrier));
-	word(line, "status", status, sizeof(status));
-	word(line, "id", id, sizeof(id));
-	word(line, "peer_port", peer, sizeof(peer));
-	word(line, "leader", leader, sizeof(leader));
-	word(line, "placed", placed, sizeof(placed));
-	word(line, "silent", silent, sizeof(silent));
-	word(line, "serves", serves, sizeof(serves));
-	word(line, "want", want, sizeof(want));
-	word(line, "refused", refused, sizeof(refused));
+	torusd_word(line, "port", port, sizeof(port));
+	torusd_word(line, "label", label, sizeof(label));
+	torusd_word(line, "carrier", carrier, sizeof(carrier));
+	torusd_word(line, "status", status, sizeof(status));
+	torusd_word(line, "id", id, sizeof(id));
+	torusd_word(line, "peer_port", peer, sizeof(peer));
+	torusd_word(line, "leader", leader, sizeof(leader));
+	torusd_word(line, "placed", placed, sizeof(placed));
+	torusd_word(line, "silent", silent, sizeof(silent));
+	torusd_word(line, "serves", serves, sizeof(serves));
+	torusd_word(line, "want", want, sizeof(want));
+	torusd_word(line, "refused", refused, sizeof(refused));
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "port", "%s", port);
@@ -108,8 +108,7 @@ static void print_line(const char *line)
 	close_json_object();
 }
 
-/* ask the daemon; the reply (NUL-terminated) in @buf, or -1 said */
-static int ask(const char *dev, const char *req, char *buf, size_t size)
+int torusd_ask(const char *dev, const char *req, char *buf, size_t size)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	struct pollfd pfd;
@@ -172,7 +171,7 @@ static int neighbor_show(int argc, char **argv)
 	buf = malloc(REPLY_MAX);
 	if (!buf)
 		return EXIT_ERR;
-	if (ask(name, "neighbors", buf, REPLY_MAX)) {
+	if (torusd_ask(name, "neighbors", buf, REPLY_MAX)) {
 		free(buf);
 		return EXIT_ERR;
 	}

@@ -34,6 +34,7 @@ void route_usage(FILE *f)
 		"       torus route del [ COORD ] [ dev DEV ]\n"
 		"       torus route batch { FILE | - } [ replace ] [ dev DEV ]\n"
 		"       torus route plans [ PLAN ... ] [ dev DEV ]\n"
+		"       torus route path COORD [ dev DEV ]\n"
 		"where  COORD := C[,C...]   0 <= C <= 255, one per axis\n"
 		"       DIR   := { +x | -x | ... | +e | -e }, a global direction\n"
 		"       N     := 0..7, the plan frames follow (0: dimension-ordered);\n"
@@ -49,7 +50,9 @@ void route_usage(FILE *f)
 		"       (# comments) and sets them all in one request; with\n"
 		"       \"replace\" they become the whole table\n"
 		"       \"route plans\" replaces the node's plans 1..7 (none given:\n"
-		"       only plan 0 is left)\n");
+		"       only plan 0 is left)\n"
+		"       \"route path\" prints the whole path to COORD hop by hop as\n"
+		"       the node's torusd computed it (it asks torusd)\n");
 }
 
 struct route_args {
@@ -478,6 +481,7 @@ static const struct cmd route_cmds[] = {
 	{ "del",	route_del },
 	{ "batch",	route_batch },
 	{ "plans",	route_plans },
+	{ "path",	route_path },
 	{ "delete",	route_del },
 	{}
 };

@@ -142,6 +142,17 @@ int do_coll(int argc, char **argv);
 void coll_usage(FILE *f);
 int do_neighbor(int argc, char **argv);
 
+/*
+ * Ask the torusd of node device @dev (its socket @torusd/DEV in this
+ * network namespace): the reply, NUL-terminated, in @buf; or -1 said
+ */
+int torusd_ask(const char *dev, const char *req, char *buf, size_t size);
+/* the value of "key=" in a line of torusd's words ("-" if absent) */
+const char *torusd_word(const char *line, const char *key, char *val,
+			size_t size);
+/* torus route path (route_path.c) */
+int route_path(int argc, char **argv);
+
 void link_usage(FILE *f);
 void node_usage(FILE *f);
 void port_usage(FILE *f);

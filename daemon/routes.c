@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * routes.c - torusd installs fault-tolerant routes
+ *
+ * Once the node is placed and whenever the link state's fault set
+ * changes (first placement and faults that clear included), the node's
+ * route set is computed from the fault set every node of the frame
+ * shares (troute_node_build(): plans, lamb set, own table, channel
+ * dependency graph) and installed: the plans (PLAN_SET), the exceptions
+ * (one ROUTE_BATCH that replaces the table, so the kernel swaps it
+ * atomically) and the node's role (lamb, or back to what discovery
+ * made it).  A set whose channel graph has a cycle is refused loudly
+ * and the kernel keeps the routes it has.
+ *
+ * Faults arrive one by one as the link state floods them: the first
+ * change is computed at once, later ones at most every
+ * TD_ROUTES_HOLDOFF_MS.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "notify.h"
+#include "routes.h"
+#include "torusd.h"
+
+static double mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static uint64_t unix_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static void coord_of(const struct troute_node_set *s, unsigned int node,
+		     uint8_t *coord)
+{
+	unsigned int v[TORUS_MAX_AXES], a;
+
+	troute_coord(&s->c, node, v);
+	memset(coord, 0, TC_MAX_AXES);
+	for (a = 0; a < s->f.ndims; a++)
+		coord[a] = (uint8_t)v[a];
+}
+
+/* the same fault set, geometry and node as the installed set */
+static bool same_set(const struct td_routes *r,
+		     const struct troute_faults *f, unsigned int self,
+		     unsigned int nnodes)
+{
+	const struct troute_faults *o = &r->set.f;
+
+	return r->have_set && !r->info.refused && r->set.self == self &&
+	       o->ndims == f->ndims && o->wrap == f->wrap &&
+	       !memcmp(o->dims, f->dims, sizeof(o->dims)) &&
+	       !memcmp(o->dead, f->dead, nnodes) &&
+	       !memcmp(o->cut, f->cut, nnodes * sizeof(*f->cut));
+}
+
+/* plans, then the exception table in one batch; 0 or -errno (logged) */
+static int install_set(struct torusd *d, const struct troute_node_set *s)
+{
+	uint8_t order[TROUTE_MAX_PLANS][TC_MAX_AXES];
+	uint8_t policy[TROUTE_MAX_PLANS][TC_MAX_AXES];
+	struct td_route_exc *exc;
+	unsigned int p, n = 0, dst;
+	int err;
+
+	memset(order, 0, sizeof(order));
+	memset(policy, 0, sizeof(policy));
+	for (p = 0; p < s->ps.nplans; p++) {
+		memcpy(order[p], s->ps.plans[p].order, TC_MAX_AXES);
+		memcpy(policy[p], s->ps.plans[p].policy, TC_MAX_AXES);
+	}
+	err = td_nl_plan_set(&d->nl, d->ifindex, s->ps.nplans,
+			     (const uint8_t (*)[TC_MAX_AXES])order,
+			     (const uint8_t (*)[TC_MAX_AXES])policy,
+			     s->f.ndims);
+	if (err)
+		return err;
+	exc = calloc(s->exceptions ? s->exceptions : 1, sizeof(*exc));
+	if (!exc)
+		return -ENOMEM;
+	for (dst = 0; dst < s->c.nnodes; dst++) {
+		const struct troute_route *rt = &s->table[dst];
+
+		if (rt->kind != TROUTE_VIA)
+			continue;
+		coord_of(s, dst, exc[n].dst);
+		coord_of(s, rt->via, exc[n].via);
+		exc[n].plan0 = rt->plan0;
+		exc[n].plan1 = rt->plan1;
+		n++;
+	}
+	err = td_nl_route_replace(&d->nl, d->ifindex, exc, n, s->f.ndims);
+	free(exc);
+	return err;
+}
+
+static void refuse(const struct troute_node_set *s)
+{
+	char msg[200];
+
+	log_err("routes refused: the channel dependency graph of the new route set has a cycle of %u channels (%" PRIu64 " channels, %" PRIu64 " dependencies): nothing installed, the kernel keeps its routes",
+		s->cdg.cycle_len, s->cdg.channels, s->cdg.deps);
+	snprintf(msg, sizeof(msg),
+		 "STATUS=routes refused: channel dependency cycle (%u dead, %u cut cables); previous routes kept",
+		 s->dead, s->cuts);
+	td_notify(msg);
+}
+
+/* compute, check, install; the old set stays unless the new one is in */
+static void compute(struct torusd *d)
+{
+	struct td_routes *r = &d->routes;
+	const struct tc_view *v = &d->view;
+	unsigned int a, nnodes = 1, self = 0;
+	struct troute_node_set s;
+	struct troute_faults f;
+	struct td_knode kn;
+	bool was_lamb;
+	uint16_t *cut;
+	uint8_t *dead;
+	double t;
+	int err;
+
+	memset(&f, 0, sizeof(f));
+	f.ndims = v->ndims;
+	f.wrap = v->wrap;
+	for (a = v->ndims; a-- > 0;) {
+		f.dims[a] = v->dims[a];
+		nnodes *= v->dims[a];
+		self = self * v->dims[a] + v->coord[a];
+	}
+	dead = calloc(nnodes, 1);
+	cut = calloc(nnodes, sizeof(*cut));
+	if (!dead || !cut) {
+		log_err("routes: out of memory for %u nodes", nnodes);
+		goto retry;
+	}
+	err = tc_ls_faults(d->node, dead, cut);
+	if (err == -EAGAIN)
+		goto out;		/* not placed: the next placement */
+	if (err == -ENOSPC)
+		log_warn("routes: the link-state database is full: the fault set may lack faults");
+	f.dead = dead;
+	f.cut = cut;
+	if (same_set(r, &f, self, nnodes)) {
+		log_debug("routes: link state generation %u, same fault set",
+			  r->ls_gen);
+		goto out;
+	}
+
+	t = mono_ms();
+	err = troute_node_build(&f, self, NULL, &s);
+	t = mono_ms() - t;
+	if (err) {
+		log_err("routes: computation failed: %s", strerror(-err));
+		troute_node_free(&s);
+		goto retry;
+	}
+	r->info.compute_ms = t;
+	r->info.computed_at_ms = unix_ms();
+	r->info.computed = true;
+	r->info.ls_generation = r->ls_gen;
+	if (!s.cdg.acyclic) {
+		refuse(&s);
+		r->info.refused = true;
+		d->state_dirty = true;
+		troute_node_free(&s);
+		goto out;
+	}
+	err = install_set(d, &s);
+	if (err) {
+		log_warn("routes: install failed: %s", d->nl.err);
+		node_gone(d, err);
+		troute_node_free(&s);
+		goto retry;
+	}
+	if (r->have_set)
+		troute_node_free(&r->set);
+	r->set = s;
+	r->have_set = true;
+	was_lamb = r->info.lamb;
+	r->info.refused = false;
+	r->info.lamb = s.lamb[self];
+	r->info.lambs = s.lambs;
+	r->info.exceptions = s.exceptions;
+	r->info.dead = s.dead;
+	r->info.cuts = s.cuts;
+	r->info.installs++;
+	if (!td_nl_node_get(&d->nl, d->ifindex, &kn))
+		r->info.generation = kn.routes_generation;
+	log_info("routes: %u nodes, %u dead, %u cut cables, %u lambs, %u exceptions, %u unreachable, %.1f ms (link state %u, table generation %u)",
+		 nnodes, s.dead, s.cuts, s.lambs, s.exceptions, s.unreachable,
+		 t, r->ls_gen, r->info.generation);
+	if (was_lamb != r->info.lamb) {
+		log_notice("%s: this node %s", d->opts.ifname,
+			   r->info.lamb ? "is a lamb: it forwards, but sends and receives nothing" :
+			   "is no lamb any more");
+		d->need_sync = true;
+		kernel_sync(d);
+		notify_status(d);
+	}
+	d->state_dirty = true;
+	goto out;
+
+retry:
+	r->pending = true;
+	r->next_tick = d->ticks + (uint64_t)td_ms_to_ticks(TD_RETRY_MS,
+							   d->opts.tick_ms);
+out:
+	free(dead);
+	free(cut);
+}
+
+void routes_service(struct torusd *d)
+{
+	struct td_routes *r = &d->routes;
+	uint32_t gen;
+
+	if (!d->node || !d->have_view || d->view.state != TC_PLACED ||
+	    !d->installed)
+		return;
+	gen = tc_ls_generation(d->node);
+	if (!r->info.computed || gen != r->ls_gen ||
+	    d->view.generation != r->view_gen) {
+		r->pending = true;
+		r->ls_gen = gen;
+		r->view_gen = d->view.generation;
+	}
+	if (!r->pending || d->ticks < r->next_tick)
+		return;
+	r->pending = false;
+	r->next_tick = d->ticks +
+		(uint64_t)td_ms_to_ticks(TD_ROUTES_HOLDOFF_MS,
+					 d->opts.tick_ms);
+	compute(d);
+}
+
+uint64_t routes_next_tick(const struct torusd *d)
+{
+	return d->routes.pending ? d->routes.next_tick : UINT64_MAX;
+}
+
+void routes_free(struct torusd *d)
+{
+	if (d->routes.have_set)
+		troute_node_free(&d->routes.set);
+	d->routes.have_set = false;
+}
+
+static void put_coord(FILE *f, const char *key, const uint8_t *c,
+		      unsigned int n)
+{
+	char buf[64];
+
+	td_fmt_coord(buf, sizeof(buf), c, n);
+	fprintf(f, " %s=%s", key, buf);
+}
+
+static const char *const kind_names[] = {
+	[TROUTE_SELF] = "self",
+	[TROUTE_DIRECT] = "direct",
+	[TROUTE_VIA] = "via",
+	[TROUTE_UNREACHABLE] = "unreachable",
+};
+
+void routes_path_reply(struct torusd *d, const char *text, FILE *f)
+{
+	const struct troute_node_set *s = &d->routes.set;
+	unsigned int coord[TORUS_MAX_AXES], a = 0, dst, i, nd;
+	uint8_t c8[TC_MAX_AXES];
+	const struct troute_route *rt;
+	struct troute_hop *hops;
+	const char *p = text;
+	int n;
+
+	if (!d->routes.have_set) {
+		fprintf(f, "error no routes computed yet (the node is not placed, or its link state is not complete)\n");
+		return;
+	}
+	nd = s->f.ndims;
+	while (*p && a < nd) {
+		char *end;
+		unsigned long val = strtoul(p, &end, 10);
+
+		if (end == p || val >= s->f.dims[a])
+			break;
+		coord[a++] = (unsigned int)val;
+		p = *end == ',' ? end + 1 : end;
+	}
+	if (a != nd || *p) {
+		fprintf(f, "error '%s' is not %u coordinates inside the fabric\n",
+			text, nd);
+		return;
+	}
+	dst = troute_index(&s->c, coord);
+	rt = &s->table[dst];
+	hops = calloc(troute_path_max(&s->f), sizeof(*hops));
+	if (!hops) {
+		fprintf(f, "error out of memory\n");
+		return;
+	}
+	n = troute_node_path(s, dst, hops, troute_path_max(&s->f));
+	fprintf(f, "ok\nroute kind=%s", kind_names[rt->kind]);
+	coord_of(s, s->self, c8);
+	put_coord(f, "src", c8, nd);
+	coord_of(s, dst, c8);
+	put_coord(f, "dst", c8, nd);
+	if (rt->kind == TROUTE_VIA) {
+		coord_of(s, rt->via, c8);
+		put_coord(f, "via", c8, nd);
+		fprintf(f, " plan0=%u plan1=%u", rt->plan0, rt->plan1);
+	}
+	fprintf(f, " hops=%d why=%s ls_generation=%u generation=%u\n",
+		n < 0 ? 0 : n,
+		s->f.dead[dst] ? "dead" : s->lamb[dst] ? "lamb" :
+		s->lamb[s->self] ? "self_lamb" :
+		rt->kind == TROUTE_UNREACHABLE ? "disconnected" : "-",
+		d->routes.info.ls_generation, d->routes.info.generation);
+	for (i = 0; n > 0 && i < (unsigned int)n; i++) {
+		coord_of(s, hops[i].node, c8);
+		fprintf(f, "hop");
+		put_coord(f, "node", c8, nd);
+		fprintf(f, " dir=%s round=%u plan=%u vc=%u\n",
+			td_dir_name(hops[i].dir), hops[i].round, hops[i].plan,
+			hops[i].vc);
+	}
+	free(hops);
+}

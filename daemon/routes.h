@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * routes.h - torusd's fault-tolerant routes: when the link state's fault
+ * set changes, compute this node's route set (daemon/core/troute_node.c)
+ * and install plans, exceptions and the lamb role in torus.ko
+ */
+#ifndef TORUSD_ROUTES_H
+#define TORUSD_ROUTES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "statefile.h"
+#include "troute_node.h"
+
+/* bursts of faults are coalesced: one computation per this long at most */
+#define TD_ROUTES_HOLDOFF_MS	200
+
+struct td_routes {
+	struct troute_node_set	set;	/* the set the kernel holds */
+	bool		have_set;
+	bool		pending;	/* the fault set may have changed */
+	uint32_t	ls_gen;		/* tc_ls_generation() last seen */
+	uint32_t	view_gen;	/* the placement last seen */
+	uint64_t	next_tick;	/* no computation before this tick */
+	struct td_state_routes info;	/* for the state file */
+};
+
+struct torusd;
+
+/* the loop's hook: compute and install when the fault set changed */
+void routes_service(struct torusd *d);
+/* the tick a pending computation waits for, or UINT64_MAX */
+uint64_t routes_next_tick(const struct torusd *d);
+void routes_free(struct torusd *d);
+/*
+ * Answer "path COORD" on the control socket: "ok", a "route" line, then
+ * one "hop" line per hop (see torus(8), route path), or "error ...".
+ */
+void routes_path_reply(struct torusd *d, const char *coord, FILE *f);
+
+#endif /* TORUSD_ROUTES_H */
