@@ -1,0 +1,435 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Reroute under load (runs inside the test VM): a 4x4x4 rack built by
+torus-lab with torusd on every node, ping flows and one long TCP stream
+across it, while 3 cables are cut and 2 nodes killed (torusd SIGKILLed,
+namespace deleted), one fault at a time.  torusd computes the fault-
+tolerant routes from the link state and installs them (daemon/routes.c).
+
+Per fault: the time until every survivor has installed routes for the
+new fault set (from torusd's state files), and until a set of probe
+sources reaches every survivor (ICMP, polled).  Over the whole run: the
+ping flows' and the stream's losses and longest stall.  Then: every
+survivor pair the wiring connects answers (all pairs), lambs say
+"role": "lamb" exactly where torusd's set has them, and once the cables
+are restored every node's exceptions are released to what the dead
+nodes alone need, with a new table generation; a first round (cables
+cut and restored, nobody killed) shows every table empty again.
+
+    reroute_test.py [--json FILE] [--keep]
+"""
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vmtest import case, results, skip  # noqa: E402
+import torus_lab as tl  # noqa: E402
+
+RUN_DIR = "/run/torus-reroute"
+# faults, in true coordinates: the fabric stays connected
+CUTS = [((0, 0, 0), 0, False), ((1, 0, 0), 1, False), ((2, 2, 2), 2, False)]
+KILLS = [(1, 1, 1), (2, 3, 0)]
+# ping flows whose dimension-ordered paths cross the faults
+FLOWS = [((0, 0, 0), (2, 0, 0)), ((0, 1, 1), (2, 1, 1))]
+STREAM = ((2, 2, 1), (2, 2, 3))     # crosses the cut (2,2,2)+z
+PROBES = [(0, 0, 0), (0, 1, 1), (2, 2, 1), (3, 3, 3)]
+PING_INTERVAL = 0.05
+REACH_TIMEOUT = 20.0
+
+
+def log(msg):
+    print("# " + msg, flush=True)
+
+
+class Scenario:
+    def __init__(self, run_dir):
+        self.run_dir = run_dir
+        spec = tl.normalize_spec({"dims": "4x4x4", "miswire": "none",
+                                  "prefix": "r", "seed": 7})
+        self.lab = tl.Lab(spec, run_dir=run_dir, log=log)
+        self.rack = self.lab.rack
+        self.iso = None
+        self.dead = set()           # true coordinates killed
+        self.cut = set()            # (coord, axis, neg) cut
+        self.fig = {"faults": []}
+
+    # -- where things are --
+
+    def addr(self, true):
+        return tl.addr4(self.iso.coord(true))
+
+    def live(self):
+        return [c for c in self.rack.nodes if c not in self.dead]
+
+    def state(self, true):
+        path = os.path.join(self.run_dir,
+                            self.rack.ns(true) + ".state.json")
+        try:
+            with open(path) as f:
+                return json.load(f)
+        except (OSError, ValueError):
+            return None         # being replaced, or not yet written
+
+    def expected_faults(self):
+        """(dead, cut cables) as the link state must show them: the
+        killed nodes' cables count as cut too."""
+        cables = set()
+        for c, a, neg in self.cut:
+            n = self.rack.neighbor(c, a, neg)
+            cables.add(frozenset((c, n)))
+        for c in self.dead:
+            for a in range(3):
+                for neg in (False, True):
+                    cables.add(frozenset((c, self.rack.neighbor(c, a,
+                                                                neg))))
+        return len(self.dead), len(cables)
+
+    # -- waiting --
+
+    def wait_routes(self, t_fault, timeout=REACH_TIMEOUT):
+        """Until every survivor's state file shows routes for the current
+        fault set; the latest computation's time after t_fault (s)."""
+        dead, cuts = self.expected_faults()
+        deadline = time.monotonic() + timeout
+        while True:
+            sts = [self.state(c) for c in self.live()]
+            rs = [s.get("routes") if s else None for s in sts]
+            if all(r and r["dead"] == dead and r["cut"] == cuts
+                   for r in rs):
+                return max(r["computed_at_ms"] for r in rs) / 1e3 - t_fault
+            if time.monotonic() > deadline:
+                bad = [(self.rack.ns(c), r and (r["dead"], r["cut"]))
+                       for c, r in zip(self.live(), rs)
+                       if not r or (r["dead"], r["cut"]) != (dead, cuts)]
+                raise AssertionError(
+                    "routes for %d dead, %d cut not installed after %.0f s "
+                    "on %s" % (dead, cuts, timeout, bad[:4]))
+            time.sleep(0.05)
+
+    def probe_round(self, srcs, wait=0.3):
+        """Every probe source pings every other survivor once: the
+        pairs that did not answer."""
+        live = self.live()
+        missed = []
+        for s in srcs:
+            if s in self.dead:
+                continue
+            targets = [self.addr(c) for c in live if c != s]
+            got = tl.ping_many(self.rack.ns(s), targets, tries=1, wait=wait)
+            missed += [(s, t) for t, ok in got.items() if not ok]
+        return missed
+
+    def wait_reachable(self, t_fault, timeout=REACH_TIMEOUT):
+        """Poll the probes until a round has every pair answering: the
+        end of that round after t_fault (an upper bound)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            missed = self.probe_round(PROBES)
+            if not missed:
+                return time.time() - t_fault
+            if time.monotonic() > deadline:
+                raise AssertionError("not reachable %.0f s after the "
+                                     "fault: %s" % (timeout, missed[:4]))
+
+    # -- faults --
+
+    def set_cable(self, cable, state):
+        c, a, neg = cable
+        self.rack.set_cable(c, a, neg, state)
+
+    def kill(self, c):
+        ns = self.rack.ns(c)
+        p = self.lab.procs.pop(ns)
+        p.kill()
+        p.wait()
+        self.lab.killed.add(ns)
+        tl.run([tl.IP, "netns", "del", ns])
+
+    def fault(self, what, act):
+        t = time.time()
+        act()
+        t_routes = self.wait_routes(t)
+        t_reach = self.wait_reachable(t)
+        f = {"fault": what, "routes_installed_s": round(t_routes, 3),
+             "reachable_s": round(t_reach, 3)}
+        self.fig["faults"].append(f)
+        log("%s: routes on every survivor after %.2f s, probes reach "
+            "every survivor after %.2f s" % (what, t_routes, t_reach))
+        return f
+
+
+class Flows:
+    """Ping flows (iputils ping, one process each) and a TCP stream of
+    paced 4 KiB writes, with its longest gap between received bytes."""
+
+    def __init__(self, sc):
+        self.sc = sc
+        self.pings = []
+        self.stop = threading.Event()
+        self.rx = 0
+        self.tx = 0
+        self.gap = 0.0
+        self.error = None
+
+    def start(self):
+        for src, dst in FLOWS:
+            with tl.netns(self.sc.rack.ns(src)):
+                p = subprocess.Popen(
+                    ["ping", "-n", "-q", "-i", str(PING_INTERVAL),
+                     self.sc.addr(dst)], stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT, text=True)
+            self.pings.append(p)
+        cli, srv = STREAM
+        with tl.netns(self.sc.rack.ns(srv)):
+            ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            ls.bind((self.sc.addr(srv), 5201))
+            ls.listen(1)
+        with tl.netns(self.sc.rack.ns(cli)):
+            cs = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        cs.settimeout(10)
+        cs.connect((self.sc.addr(srv), 5201))
+        ss, _ = ls.accept()
+        ls.close()
+        self.threads = [threading.Thread(target=self.send, args=(cs,)),
+                        threading.Thread(target=self.recv, args=(ss,))]
+        for t in self.threads:
+            t.start()
+
+    def send(self, s):
+        chunk = bytes(4096)
+        try:
+            while not self.stop.is_set():
+                s.sendall(chunk)
+                self.tx += len(chunk)
+                time.sleep(0.01)
+            s.shutdown(socket.SHUT_WR)
+        except OSError as e:
+            self.error = "send: %s" % e
+        finally:
+            s.close()
+
+    def recv(self, s):
+        s.settimeout(30)
+        last = time.monotonic()
+        try:
+            while True:
+                data = s.recv(65536)
+                now = time.monotonic()
+                if not data:
+                    break
+                self.gap = max(self.gap, now - last)
+                last = now
+                self.rx += len(data)
+        except OSError as e:
+            self.error = "recv: %s" % e
+        finally:
+            s.close()
+
+    def finish(self):
+        self.stop.set()
+        for t in self.threads:
+            t.join(60)
+        out = []
+        for p in self.pings:
+            p.send_signal(2)        # SIGINT: ping prints its summary
+            text = p.communicate(timeout=10)[0]
+            tx = rx = 0
+            for line in text.splitlines():
+                if "packets transmitted" in line:
+                    w = line.replace(",", "").split()
+                    tx, rx = int(w[0]), int(w[3])
+            out.append({"sent": tx, "received": rx, "lost": tx - rx})
+        return out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", help="write the figures to this file")
+    ap.add_argument("--keep", action="store_true",
+                    help="leave the rack for inspection")
+    ap.add_argument("--run-dir", default=RUN_DIR,
+                    help="torusd logs and state files (default %s)" %
+                    RUN_DIR)
+    ap.add_argument("--save", help="copy the run directory here at the "
+                    "end (the guest's /run is gone with the VM)")
+    args = ap.parse_args(argv)
+    if not tl.find_torusd():
+        skip("reroute_under_load", "torusd not built (make tools)")
+        return 0
+    sc = Scenario(args.run_dir)
+    lab = sc.lab
+    ok = {"up": False}
+
+    @case("reroute_rack_converges_with_routes")
+    def converge():
+        lab.build()
+        lab.start()
+        conv, secs, nodes = lab.wait()
+        # a port map may lag the placement on a starved guest: retried
+        for _ in range(20):
+            res, nodes = lab.verify(conv)
+            if res.get("portmaps_ok", True) or not res["converged"]:
+                break
+            time.sleep(1.0)
+        assert res["ok"] and res["placed"] == 64, {
+            k: res.get(k) for k in ("converged", "consistent", "dims_ok",
+                                    "unexcused", "portmaps_ok", "placed",
+                                    "exited", "portmaps_bad")}
+        sc.iso = tl.Isometry.from_json(res["isometry"], lab.truth["dims"],
+                                       lab.truth["wrap"])
+        assert not lab.wait_addresses(nodes), "plan addresses missing"
+        sc.wait_routes(time.time())
+        sts = [sc.state(c)["routes"] for c in sc.live()]
+        assert all(r["exceptions"] == 0 and r["lambs"] == 0 and
+                   not r["refused"] for r in sts), sts[:2]
+        ok["up"] = True
+        return "converged %.1f s; routes computed on all 64 (%.2f ms at " \
+            "most), no exception" % (secs, max(r["compute_ms"] for r in sts))
+
+    @case("reroute_cut_and_restore_releases_everything")
+    def cut_restore():
+        gens = {ns: o["routes_generation"]
+                for ns, o in lab.observe().items()}
+        for cable in CUTS:
+            sc.cut.add(cable)
+            sc.fault("cut %s%s" % (tl.fmt(cable[0]),
+                                   tl.dir_name(cable[1], cable[2])),
+                     lambda cable=cable: sc.set_cable(cable, "down"))
+        exc = sum(sc.state(c)["routes"]["exceptions"] for c in sc.live())
+        assert exc > 0, "three cuts on DOR paths and no exception"
+        for cable in CUTS:
+            sc.cut.discard(cable)
+            sc.fault("restore", lambda cable=cable: sc.set_cable(cable,
+                                                                 "up"))
+        nodes = lab.observe()
+        full = [ns for ns, o in nodes.items() if o["routes"]]
+        stale = [ns for ns, o in nodes.items()
+                 if o["routes_generation"] == gens[ns]]
+        assert not full, "exceptions left on %s" % full[:4]
+        assert not stale, "table generation unchanged on %s" % stale[:4]
+        return "%d exceptions over the rack with 3 cuts, 0 after" % exc
+
+    flows = Flows(sc)
+
+    @case("reroute_under_load")
+    def under_load():
+        flows.start()
+        time.sleep(1.0)
+        for cable in CUTS:
+            sc.cut.add(cable)
+            sc.fault("cut %s%s" % (tl.fmt(cable[0]),
+                                   tl.dir_name(cable[1], cable[2])),
+                     lambda cable=cable: sc.set_cable(cable, "down"))
+        for c in KILLS:
+            sc.dead.add(c)
+            sc.fault("kill %s" % tl.fmt(c), lambda c=c: sc.kill(c))
+        time.sleep(1.0)
+        pings = flows.finish()
+        sc.fig["pings"] = pings
+        sc.fig["stream"] = {"bytes_sent": flows.tx,
+                            "bytes_received": flows.rx,
+                            "longest_gap_s": round(flows.gap, 3),
+                            "error": flows.error}
+        assert not flows.error, flows.error
+        assert flows.rx == flows.tx, "stream: %d of %d bytes" % (flows.rx,
+                                                                flows.tx)
+        worst = max(f["reachable_s"] for f in sc.fig["faults"][-5:])
+        return "worst fault to reachability %.2f s; ping flows lost %s " \
+            "of %s; stream %d kB, longest gap %.2f s" % (
+                worst, [p["lost"] for p in pings],
+                [p["sent"] for p in pings], flows.rx // 1024, flows.gap)
+
+    @case("reroute_all_survivor_pairs_reachable")
+    def all_pairs():
+        live = sc.live()
+        missed = []
+        for s in live:
+            targets = [sc.addr(c) for c in live if c != s]
+            got = tl.ping_many(sc.rack.ns(s), targets, tries=3, wait=1.0)
+            missed += [(tl.fmt(s), t) for t, good in got.items() if not good]
+        sc.fig["all_pairs"] = {"pairs": len(live) * (len(live) - 1),
+                               "failed": len(missed)}
+        assert not missed, "%d pairs fail, e.g. %s" % (len(missed),
+                                                        missed[:4])
+        return "%d ordered pairs" % (len(live) * (len(live) - 1))
+
+    @case("reroute_lambs_say_so")
+    def lambs():
+        nodes = lab.observe()
+        sts = {sc.rack.ns(c): sc.state(c)["routes"] for c in sc.live()}
+        wrong = [ns for ns, r in sts.items()
+                 if (nodes[ns]["role"] == "lamb") != r["lamb"]]
+        counts = {r["lambs"] for r in sts.values()}
+        lambs = [ns for ns, r in sts.items() if r["lamb"]]
+        assert not wrong, "role and lamb set disagree on %s" % wrong[:4]
+        assert len(counts) == 1 and counts == {len(lambs)}, \
+            "nodes disagree on the lamb set: %s" % sorted(counts)
+        exc = sum(r["exceptions"] for r in sts.values())
+        sc.fig["lambs"] = len(lambs)
+        sc.fig["exceptions_faulted"] = exc
+        return "%d lambs %s, %d exceptions over %d survivors" % (
+            len(lambs), lambs, exc, len(sts))
+
+    @case("reroute_restore_releases_cable_routes")
+    def restore():
+        before = {ns: (o["routes"], o["routes_generation"])
+                  for ns, o in lab.observe().items() if o}
+        for cable in CUTS:
+            sc.cut.discard(cable)
+            sc.fault("restore", lambda cable=cable: sc.set_cable(cable,
+                                                                 "up"))
+        nodes = {ns: o for ns, o in lab.observe().items() if o}
+        sts = {sc.rack.ns(c): sc.state(c)["routes"] for c in sc.live()}
+        mismatch = [ns for ns, r in sts.items()
+                    if nodes[ns]["routes"] != r["exceptions"]]
+        stale = [ns for ns in sts
+                 if nodes[ns]["routes_generation"] == before[ns][1]]
+        lambs = [ns for ns, o in nodes.items() if o["role"] == "lamb"]
+        exc = sum(nodes[ns]["routes"] for ns in sts)
+        assert not mismatch, "kernel and torusd disagree on %s" % \
+            mismatch[:4]
+        assert not stale, "table generation unchanged on %s" % stale[:4]
+        assert not lambs, "lambs left: %s" % lambs
+        assert exc < sc.fig["exceptions_faulted"], \
+            "%d exceptions, %d before" % (exc, sc.fig["exceptions_faulted"])
+        sc.fig["exceptions_dead_only"] = exc
+        return "exceptions %d -> %d (what 2 dead nodes need), no lamb" % (
+            sc.fig["exceptions_faulted"], exc)
+
+    try:
+        converge()
+        if ok["up"]:
+            cut_restore()
+            under_load()
+            all_pairs()
+            lambs()
+            restore()
+    finally:
+        if args.save:
+            shutil.rmtree(args.save, ignore_errors=True)
+            shutil.copytree(args.run_dir, args.save)
+        if not args.keep:
+            lab.destroy()
+    worst = [f["reachable_s"] for f in sc.fig["faults"]]
+    sc.fig["worst_reachable_s"] = max(worst) if worst else None
+    print("# reroute figures: " + json.dumps(sc.fig, sort_keys=True),
+          flush=True)
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)),
+                    exist_ok=True)
+        with open(args.json, "w") as f:
+            json.dump(sc.fig, f, sort_keys=True, indent=1)
+    return 0 if results["fail"] == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
