@@ -197,6 +197,8 @@ static void routes_json(struct json_writer *jw,
 	jsonw_u64(jw, r->cuts);
 	jsonw_name(jw, "compute_ms");
 	jsonw_float(jw, "%.3f", r->compute_ms);
+	jsonw_name(jw, "compute_cpu_ms");
+	jsonw_float(jw, "%.3f", r->compute_cpu_ms);
 	jsonw_name(jw, "computed_at_ms");
 	jsonw_u64(jw, r->computed_at_ms);
 	jsonw_end_object(jw);

@@ -31,6 +31,7 @@ struct td_state_routes {
 	uint32_t		installs;	/* sets installed */
 	uint32_t		lambs, exceptions, dead, cuts;
 	double			compute_ms;	/* the last computation */
+	double			compute_cpu_ms;	/* ... its CPU time */
 	uint64_t		computed_at_ms;	/* ... at (Unix time, ms) */
 };
 

@@ -96,6 +96,9 @@ expect route_add_plan1_needs_via 2 'needs "via COORD"' \
 	route add 1,2 dir +x plan1 2
 expect route_plans_bad 2 'invalid plan "1:xx"' route plans 1:xx
 expect route_plans_twice 2 'plan 1 given twice' route plans 1:yx 1:xy
+expect route_path_missing_dst 2 'missing COORD' route path dev tor0
+expect route_path_bad_dst 2 'invalid coordinates "1,x"' route path 1,x
+expect route_path_two_dsts 2 'unknown' route path 1,2 3,4
 printf '1,0 dir +x\n# two\n\n2,0 sideways\n' >"$tmp/routes"
 expect route_batch_bad_line 2 "$tmp/routes, line 4" route batch "$tmp/routes"
 printf '1,0 dir +x via 0,1\n' >"$tmp/routes"

@@ -264,6 +264,41 @@ UNIT_TEST(state_json_big_id_raw_ifname)
 	free(s);
 }
 
+/* the routes torusd installed: an object of their own, absent before */
+UNIT_TEST(state_json_routes)
+{
+	struct td_state_routes r = {
+		.computed = true, .lamb = true, .generation = 7,
+		.ls_generation = 42, .installs = 3, .lambs = 1,
+		.exceptions = 12, .dead = 2, .cuts = 15, .compute_ms = 1.5,
+		.compute_cpu_ms = 0.25, .computed_at_ms = 1764000000123ull,
+	};
+	struct td_state_info si = { .ifname = "tor0" };
+	struct unit_capture cap;
+	struct tc_view v;
+	char *s;
+
+	memset(&v, 0, sizeof(v));
+	memset(v.portmap, TORUS_DIR_NONE, sizeof(v.portmap));
+	v.state = TC_PLACED;
+	si.view = &v;
+	td_state_json(unit_capture_begin(&cap), &si);
+	s = unit_capture_end(&cap);
+	UNIT_CHECK(!strstr(s, "\"routes\""));
+	free(s);
+	si.routes = &r;
+	td_state_json(unit_capture_begin(&cap), &si);
+	s = unit_capture_end(&cap);
+	UNIT_CHECK(strstr(s, ",\"routes\":{\"computed\":true,"
+			  "\"generation\":7,\"ls_generation\":42,"
+			  "\"installs\":3,\"lamb\":true,\"refused\":false,"
+			  "\"lambs\":1,\"exceptions\":12,\"dead\":2,"
+			  "\"cut\":15,\"compute_ms\":1.500,"
+			  "\"compute_cpu_ms\":0.250,"
+			  "\"computed_at_ms\":1764000000123}"));
+	free(s);
+}
+
 UNIT_TEST(state_names)
 {
 	UNIT_STREQ(td_state_name(TORUS_STATE_ORIENTED), "oriented");
@@ -313,6 +348,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(state_json_placed),
 	UNIT_CASE(state_json_failed),
 	UNIT_CASE(state_json_big_id_raw_ifname),
+	UNIT_CASE(state_json_routes),
 	UNIT_CASE(state_names),
 	UNIT_CASE(state_neighbors),
 	UNIT_CASE(state_write_atomic),

@@ -21,6 +21,9 @@ python3 tests/vm/control_test.py --routes 3000 || status=1
 # lambs, plans and vc in route get, table generations, and the install
 # time of 40,000 exceptions (make bench-routes adds a baseline module)
 python3 tests/vm/routing_test.py --exceptions 40000 || status=1
+# torusd reroutes a 4x4x4 rack under ping and TCP load while 3 cables
+# are cut and 2 nodes killed, then releases the routes (daemon/routes.c)
+python3 tests/vm/reroute_test.py --json build/vm/reroute.json || status=1
 # the short versions; make reliability floods for 60 s and runs the long
 # fault storm and churn
 python3 tests/vm/hostile_flood.py --duration 5 \

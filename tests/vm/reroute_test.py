@@ -379,6 +379,65 @@ def main(argv):
         return "%d lambs %s, %d exceptions over %d survivors" % (
             len(lambs), lambs, exc, len(sts))
 
+    @case("reroute_path_matches_kernel")
+    def paths():
+        """torus route path from one node to every survivor: each path
+        walks hop by hop over live nodes and uncut cables to its
+        destination, and its first hop, plan and vc are what the
+        kernel's route get says."""
+        src = PROBES[0]
+        exp = {c: sc.iso.coord(c) for c in sc.rack.nodes}
+        dims = sc.iso.dims()
+        bad_nodes = {exp[c] for c in sc.dead}
+        bad_cables = {frozenset((exp[c], exp[sc.rack.neighbor(c, a, neg)]))
+                      for c, a, neg in sc.cut}
+        dsts = [c for c in sc.live() if c != src]
+        ns = sc.rack.ns(src)
+        lines = []
+        for c in dsts:
+            d = tl.fmt(exp[c])
+            lines += ["-n %s route path %s" % (ns, d),
+                      "-n %s route get %s" % (ns, d)]
+        out = sc.rack.torus_batch(lines, json_out=True, force=True)
+        wrong, kinds = [], {}
+        for i, c in enumerate(dsts):
+            path, get = out[2 * i], out[2 * i + 1]
+            if not path or not get:
+                wrong.append((tl.fmt(c), "no answer"))
+                continue
+            kinds[path["kind"]] = kinds.get(path["kind"], 0) + 1
+            at = tuple(exp[src])
+            for h in path["hops"]:
+                a, neg = tl.parse_dir(h["dir"])
+                nxt = list(at)
+                nxt[a] = (at[a] + (-1 if neg else 1)) % dims[a]
+                nxt = tuple(nxt)
+                if tuple(h["node"]) != at or nxt in bad_nodes or \
+                        frozenset((at, nxt)) in bad_cables:
+                    wrong.append((tl.fmt(c), "hop %s" % h))
+                    break
+                at = nxt
+            else:
+                if at != tuple(exp[c]):
+                    wrong.append((tl.fmt(c), "ends at %s" % (at,)))
+                elif path["hops"] and (
+                        get["next_dir"] != path["hops"][0]["dir"] or
+                        get["vc"] != path["hops"][0]["vc"] or
+                        get["plan"] != path["hops"][0]["plan"]):
+                    wrong.append((tl.fmt(c), "kernel %s/%s/%s, path %s" % (
+                        get["next_dir"], get["plan"], get["vc"],
+                        path["hops"][0])))
+        assert not wrong, "%d paths wrong: %s" % (len(wrong), wrong[:3])
+        assert kinds.get("via"), "no via route to check: %s" % kinds
+        via = next(c for i, c in enumerate(dsts)
+                   if out[2 * i]["kind"] == "via")
+        text = sc.rack.exec(src, [tl.TORUS, "route", "path",
+                                  tl.fmt(exp[via])]).stdout
+        log("torus route path %s:\n# " % tl.fmt(exp[via]) +
+            text.strip().replace("\n", "\n# "))
+        return "%d paths from %s: %s" % (len(dsts), tl.fmt(exp[src]),
+                                        kinds)
+
     @case("reroute_restore_releases_cable_routes")
     def restore():
         before = {ns: (o["routes"], o["routes_generation"])
@@ -412,6 +471,7 @@ def main(argv):
             under_load()
             all_pairs()
             lambs()
+            paths()
             restore()
     finally:
         if args.save:
