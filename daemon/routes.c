@@ -60,9 +60,12 @@ static bool same_set(const struct td_routes *r,
 		     const struct troute_faults *f, unsigned int self,
 		     unsigned int nnodes)
 {
-	const struct troute_faults *o = &r->set.f;
+	const struct troute_faults *o;
 
-	return r->have_set && !r->info.refused && r->set.self == self &&
+	if (!r->set || r->info.refused)
+		return false;
+	o = &r->set->f;
+	return r->set->self == self &&
 	       o->ndims == f->ndims && o->wrap == f->wrap &&
 	       !memcmp(o->dims, f->dims, sizeof(o->dims)) &&
 	       !memcmp(o->dead, f->dead, nnodes) &&
@@ -127,7 +130,7 @@ static void compute(struct torusd *d)
 	struct td_routes *r = &d->routes;
 	const struct tc_view *v = &d->view;
 	unsigned int a, nnodes = 1, self = 0;
-	struct troute_node_set s;
+	struct troute_node_set *s = NULL;
 	struct troute_faults f;
 	struct td_knode kn;
 	bool was_lamb;
@@ -146,7 +149,8 @@ static void compute(struct torusd *d)
 	}
 	dead = calloc(nnodes, 1);
 	cut = calloc(nnodes, sizeof(*cut));
-	if (!dead || !cut) {
+	s = calloc(1, sizeof(*s));
+	if (!dead || !cut || !s) {
 		log_err("routes: out of memory for %u nodes", nnodes);
 		goto retry;
 	}
@@ -165,12 +169,11 @@ static void compute(struct torusd *d)
 
 	t = clock_ms(CLOCK_MONOTONIC);
 	cpu = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-	err = troute_node_build(&f, self, NULL, &s);
+	err = troute_node_build(&f, self, NULL, s);
 	t = clock_ms(CLOCK_MONOTONIC) - t;
 	cpu = clock_ms(CLOCK_THREAD_CPUTIME_ID) - cpu;
 	if (err) {
 		log_err("routes: computation failed: %s", strerror(-err));
-		troute_node_free(&s);
 		goto retry;
 	}
 	r->info.compute_ms = t;
@@ -178,37 +181,35 @@ static void compute(struct torusd *d)
 	r->info.computed_at_ms = unix_ms();
 	r->info.computed = true;
 	r->info.ls_generation = r->ls_gen;
-	if (!s.cdg.acyclic) {
-		refuse(&s);
+	if (!s->cdg.acyclic) {
+		refuse(s);
 		r->info.refused = true;
 		d->state_dirty = true;
-		troute_node_free(&s);
 		goto out;
 	}
-	err = install_set(d, &s);
+	err = install_set(d, s);
 	if (err) {
 		log_warn("routes: install failed: %s", d->nl.err);
 		node_gone(d, err);
-		troute_node_free(&s);
 		goto retry;
 	}
-	if (r->have_set)
-		troute_node_free(&r->set);
+	routes_free(d);
 	r->set = s;
-	r->have_set = true;
+	s = NULL;
 	was_lamb = r->info.lamb;
 	r->info.refused = false;
-	r->info.lamb = s.lamb[self];
-	r->info.lambs = s.lambs;
-	r->info.exceptions = s.exceptions;
-	r->info.dead = s.dead;
-	r->info.cuts = s.cuts;
+	r->info.lamb = r->set->lamb[self];
+	r->info.lambs = r->set->lambs;
+	r->info.exceptions = r->set->exceptions;
+	r->info.dead = r->set->dead;
+	r->info.cuts = r->set->cuts;
 	r->info.installs++;
 	if (!td_nl_node_get(&d->nl, d->ifindex, &kn))
 		r->info.generation = kn.routes_generation;
 	log_info("routes: %u nodes, %u dead, %u cut cables, %u lambs, %u exceptions, %u unreachable, %.1f ms (%.1f ms CPU; link state %u, table generation %u)",
-		 nnodes, s.dead, s.cuts, s.lambs, s.exceptions, s.unreachable,
-		 t, cpu, r->ls_gen, r->info.generation);
+		 nnodes, r->info.dead, r->info.cuts, r->info.lambs,
+		 r->info.exceptions, r->set->unreachable, t, cpu, r->ls_gen,
+		 r->info.generation);
 	if (was_lamb != r->info.lamb) {
 		log_notice("%s: this node %s", d->opts.ifname,
 			   r->info.lamb ? "is a lamb: it forwards, but sends and receives nothing" :
@@ -225,6 +226,10 @@ retry:
 	r->next_tick = d->ticks + (uint64_t)td_ms_to_ticks(TD_RETRY_MS,
 							   d->opts.tick_ms);
 out:
+	if (s) {
+		troute_node_free(s);
+		free(s);
+	}
 	free(dead);
 	free(cut);
 }
@@ -247,9 +252,14 @@ void routes_service(struct torusd *d)
 	if (!r->pending || d->ticks < r->next_tick)
 		return;
 	r->pending = false;
+	if (!r->holdoff_ms || d->ticks - r->last_tick >=
+	    (uint64_t)td_ms_to_ticks(TD_ROUTES_QUIET_MS, d->opts.tick_ms))
+		r->holdoff_ms = TD_ROUTES_HOLDOFF_MS;
+	else if (r->holdoff_ms < TD_ROUTES_HOLDOFF_MAX_MS)
+		r->holdoff_ms *= 2;
+	r->last_tick = d->ticks;
 	r->next_tick = d->ticks +
-		(uint64_t)td_ms_to_ticks(TD_ROUTES_HOLDOFF_MS,
-					 d->opts.tick_ms);
+		(uint64_t)td_ms_to_ticks(r->holdoff_ms, d->opts.tick_ms);
 	compute(d);
 }
 
@@ -260,9 +270,11 @@ uint64_t routes_next_tick(const struct torusd *d)
 
 void routes_free(struct torusd *d)
 {
-	if (d->routes.have_set)
-		troute_node_free(&d->routes.set);
-	d->routes.have_set = false;
+	if (d->routes.set) {
+		troute_node_free(d->routes.set);
+		free(d->routes.set);
+	}
+	d->routes.set = NULL;
 }
 
 static void put_coord(FILE *f, const char *key, const uint8_t *c,
@@ -283,7 +295,7 @@ static const char *const kind_names[] = {
 
 void routes_path_reply(struct torusd *d, const char *text, FILE *f)
 {
-	const struct troute_node_set *s = &d->routes.set;
+	const struct troute_node_set *s = d->routes.set;
 	unsigned int coord[TORUS_MAX_AXES], a = 0, dst, i, nd;
 	uint8_t c8[TC_MAX_AXES];
 	const struct troute_route *rt;
@@ -291,7 +303,7 @@ void routes_path_reply(struct torusd *d, const char *text, FILE *f)
 	const char *p = text;
 	int n;
 
-	if (!d->routes.have_set) {
+	if (!s) {
 		fprintf(f, "error no routes computed yet (the node is not placed, or its link state is not complete)\n");
 		return;
 	}

@@ -14,16 +14,26 @@
 #include "statefile.h"
 #include "troute_node.h"
 
-/* bursts of faults are coalesced: one computation per this long at most */
-#define TD_ROUTES_HOLDOFF_MS	200
+/*
+ * Bursts of faults are coalesced: after a computation the next waits
+ * TD_ROUTES_HOLDOFF_MS, doubled per computation while changes keep
+ * coming (a flapping link state), up to TD_ROUTES_HOLDOFF_MAX_MS; a
+ * change after TD_ROUTES_QUIET_MS without computation is computed at
+ * once, with the holdoff back at its start.
+ */
+#define TD_ROUTES_HOLDOFF_MS		200
+#define TD_ROUTES_HOLDOFF_MAX_MS	1600
+#define TD_ROUTES_QUIET_MS		2000
 
 struct td_routes {
-	struct troute_node_set	set;	/* the set the kernel holds */
-	bool		have_set;
+	/* the set the kernel holds (NULL: none yet); not movable */
+	struct troute_node_set	*set;
 	bool		pending;	/* the fault set may have changed */
 	uint32_t	ls_gen;		/* tc_ls_generation() last seen */
 	uint32_t	view_gen;	/* the placement last seen */
 	uint64_t	next_tick;	/* no computation before this tick */
+	uint64_t	last_tick;	/* tick of the last computation */
+	unsigned int	holdoff_ms;	/* the wait after the next one */
 	struct td_state_routes info;	/* for the state file */
 };
 

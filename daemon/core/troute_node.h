@@ -29,6 +29,8 @@
  * @lamb_stats: how the lamb set was found
  * @cdg: the deadlock verdict; when !cdg.acyclic the set must not be
  *	installed
+ *
+ * @c points at @f: a set is not to be copied or moved once built.
  */
 struct troute_node_set {
 	struct troute_faults f;
