@@ -23,7 +23,7 @@
  */
 #define TD_ROUTES_HOLDOFF_MS		200
 #define TD_ROUTES_HOLDOFF_MAX_MS	1600
-#define TD_ROUTES_QUIET_MS		2000
+#define TD_ROUTES_QUIET_MS		1000
 
 struct td_routes {
 	/* the set the kernel holds (NULL: none yet); not movable */
