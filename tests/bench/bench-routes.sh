@@ -22,3 +22,7 @@ make -s -C "/lib/modules/$kver/build" M="$PWD/$base/kernel" CONFIG_TORUS=m \
 	modules
 tests/vm/run --timeout 1800 -- python3 tests/vm/routing_test.py \
 	--exceptions "$n" --rounds 5 --baseline-ko "$base/kernel/torus.ko"
+# torusd's own install path (td_nl_route_replace) beside "torus route
+# batch" with the same table, in one VM run
+tests/vm/run --timeout 1800 -- python3 tests/vm/route_install_bench.py \
+	--exceptions "$n" --rounds 5 --json build/vm/route-install.json
