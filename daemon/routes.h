@@ -22,7 +22,7 @@
  * once, with the holdoff back at its start.
  */
 #define TD_ROUTES_HOLDOFF_MS		200
-#define TD_ROUTES_HOLDOFF_MAX_MS	1600
+#define TD_ROUTES_HOLDOFF_MAX_MS	3200
 #define TD_ROUTES_QUIET_MS		1000
 
 struct td_routes {
