@@ -124,8 +124,11 @@ static void refuse(const struct troute_node_set *s)
 	td_notify(msg);
 }
 
-/* compute, check, install; the old set stays unless the new one is in */
-static void compute(struct torusd *d)
+/*
+ * Compute, check, install; the old set stays unless the new one is in.
+ * False when the fault set was the installed one's (nothing computed).
+ */
+static bool compute(struct torusd *d)
 {
 	struct td_routes *r = &d->routes;
 	const struct tc_view *v = &d->view;
@@ -136,6 +139,7 @@ static void compute(struct torusd *d)
 	bool was_lamb;
 	uint16_t *cut;
 	uint8_t *dead;
+	bool computed = false;
 	double t, cpu;
 	int err;
 
@@ -167,6 +171,7 @@ static void compute(struct torusd *d)
 		goto out;
 	}
 
+	computed = true;
 	t = clock_ms(CLOCK_MONOTONIC);
 	cpu = clock_ms(CLOCK_THREAD_CPUTIME_ID);
 	err = troute_node_build(&f, self, NULL, s);
@@ -232,6 +237,7 @@ out:
 	}
 	free(dead);
 	free(cut);
+	return computed;
 }
 
 void routes_service(struct torusd *d)
@@ -252,6 +258,9 @@ void routes_service(struct torusd *d)
 	if (!r->pending || d->ticks < r->next_tick)
 		return;
 	r->pending = false;
+	/* a retry sets its own time; an unchanged fault set costs nothing */
+	if (!compute(d) || r->pending)
+		return;
 	if (!r->holdoff_ms || d->ticks - r->last_tick >=
 	    (uint64_t)td_ms_to_ticks(TD_ROUTES_QUIET_MS, d->opts.tick_ms))
 		r->holdoff_ms = TD_ROUTES_HOLDOFF_MS;
@@ -260,7 +269,6 @@ void routes_service(struct torusd *d)
 	r->last_tick = d->ticks;
 	r->next_tick = d->ticks +
 		(uint64_t)td_ms_to_ticks(r->holdoff_ms, d->opts.tick_ms);
-	compute(d);
 }
 
 uint64_t routes_next_tick(const struct torusd *d)
