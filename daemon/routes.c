@@ -72,9 +72,14 @@ static bool same_set(const struct td_routes *r,
 	       !memcmp(o->cut, f->cut, nnodes * sizeof(*f->cut));
 }
 
-/* plans, then the exception table in one batch; 0 or -errno (logged) */
+/*
+ * Plans (when they differ from the installed set's: a plan set is also a
+ * node event, which every daemon answers with an audit), then the
+ * exception table in one batch; 0 or -errno (logged)
+ */
 static int install_set(struct torusd *d, const struct troute_node_set *s)
 {
+	const struct troute_node_set *old = d->routes.set;
 	uint8_t order[TROUTE_MAX_PLANS][TC_MAX_AXES];
 	uint8_t policy[TROUTE_MAX_PLANS][TC_MAX_AXES];
 	struct td_route_exc *exc;
@@ -87,12 +92,15 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 		memcpy(order[p], s->ps.plans[p].order, TC_MAX_AXES);
 		memcpy(policy[p], s->ps.plans[p].policy, TC_MAX_AXES);
 	}
-	err = td_nl_plan_set(&d->nl, d->ifindex, s->ps.nplans,
-			     (const uint8_t (*)[TC_MAX_AXES])order,
-			     (const uint8_t (*)[TC_MAX_AXES])policy,
-			     s->f.ndims);
-	if (err)
-		return err;
+	if (!old || memcmp(&old->ps, &s->ps, sizeof(s->ps)) ||
+	    old->f.ndims != s->f.ndims) {
+		err = td_nl_plan_set(&d->nl, d->ifindex, s->ps.nplans,
+				     (const uint8_t (*)[TC_MAX_AXES])order,
+				     (const uint8_t (*)[TC_MAX_AXES])policy,
+				     s->f.ndims);
+		if (err)
+			return err;
+	}
 	exc = calloc(s->exceptions ? s->exceptions : 1, sizeof(*exc));
 	if (!exc)
 		return -ENOMEM;
