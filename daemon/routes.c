@@ -132,6 +132,26 @@ static void refuse(const struct troute_node_set *s)
 	td_notify(msg);
 }
 
+/* the role follows (install.c decides it with the rest of the node) */
+static void set_lamb(struct torusd *d, bool lamb)
+{
+	d->routes.info.lamb = lamb;
+	log_notice("%s: this node %s", d->opts.ifname,
+		   lamb ? "is a lamb: it forwards, but sends and receives nothing" :
+		   "is no lamb any more");
+	d->need_sync = true;
+	d->state_dirty = true;
+	kernel_sync(d);
+	notify_status(d);
+}
+
+static uint64_t lamb_tick(const struct torusd *d)
+{
+	return d->routes.set_tick +
+	       (uint64_t)td_ms_to_ticks(TD_ROUTES_LAMB_DELAY_MS,
+					d->opts.tick_ms);
+}
+
 /*
  * Compute, check, install; the old set stays unless the new one is in.
  * False when the fault set was the installed one's (nothing computed).
@@ -144,7 +164,6 @@ static bool compute(struct torusd *d)
 	struct troute_node_set *s = NULL;
 	struct troute_faults f;
 	struct td_knode kn;
-	bool was_lamb;
 	uint16_t *cut;
 	uint8_t *dead;
 	bool computed = false;
@@ -209,9 +228,8 @@ static bool compute(struct torusd *d)
 	routes_free(d);
 	r->set = s;
 	s = NULL;
-	was_lamb = r->info.lamb;
+	r->set_tick = d->ticks;
 	r->info.refused = false;
-	r->info.lamb = r->set->lamb[self];
 	r->info.lambs = r->set->lambs;
 	r->info.exceptions = r->set->exceptions;
 	r->info.dead = r->set->dead;
@@ -223,14 +241,8 @@ static bool compute(struct torusd *d)
 		 nnodes, r->info.dead, r->info.cuts, r->info.lambs,
 		 r->info.exceptions, r->set->unreachable, t, cpu, r->ls_gen,
 		 r->info.generation);
-	if (was_lamb != r->info.lamb) {
-		log_notice("%s: this node %s", d->opts.ifname,
-			   r->info.lamb ? "is a lamb: it forwards, but sends and receives nothing" :
-			   "is no lamb any more");
-		d->need_sync = true;
-		kernel_sync(d);
-		notify_status(d);
-	}
+	if (r->info.lamb && !r->set->lamb[self])
+		set_lamb(d, false);
 	d->state_dirty = true;
 	goto out;
 
@@ -256,6 +268,10 @@ void routes_service(struct torusd *d)
 	if (!d->node || !d->have_view || d->view.state != TC_PLACED ||
 	    !d->installed)
 		return;
+	/* a lamb set that held still long enough makes this node a lamb */
+	if (r->set && r->set->lamb[r->set->self] && !r->info.lamb &&
+	    d->ticks >= lamb_tick(d))
+		set_lamb(d, true);
 	gen = tc_ls_generation(d->node);
 	if (!r->info.computed || gen != r->ls_gen ||
 	    d->view.generation != r->view_gen) {
@@ -281,7 +297,13 @@ void routes_service(struct torusd *d)
 
 uint64_t routes_next_tick(const struct torusd *d)
 {
-	return d->routes.pending ? d->routes.next_tick : UINT64_MAX;
+	const struct td_routes *r = &d->routes;
+	uint64_t next = r->pending ? r->next_tick : UINT64_MAX;
+
+	if (r->set && r->set->lamb[r->set->self] && !r->info.lamb &&
+	    lamb_tick(d) < next)
+		next = lamb_tick(d);
+	return next;
 }
 
 void routes_free(struct torusd *d)

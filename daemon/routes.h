@@ -24,6 +24,14 @@
 #define TD_ROUTES_HOLDOFF_MS		200
 #define TD_ROUTES_HOLDOFF_MAX_MS	3200
 #define TD_ROUTES_QUIET_MS		1000
+/*
+ * A node becomes a lamb only once its set has held this long: a lamb
+ * drops its own traffic, and a link state that flaps (a starved
+ * machine, a cable going up and down) would make lambs come and go.
+ * Others lose nothing meanwhile (a lamb forwards like any node); a set
+ * that releases the node releases it at once.
+ */
+#define TD_ROUTES_LAMB_DELAY_MS		2000
 
 struct td_routes {
 	/* the set the kernel holds (NULL: none yet); not movable */
@@ -33,6 +41,7 @@ struct td_routes {
 	uint32_t	view_gen;	/* the placement last seen */
 	uint64_t	next_tick;	/* no computation before this tick */
 	uint64_t	last_tick;	/* tick of the last computation */
+	uint64_t	set_tick;	/* tick the installed set came in */
 	unsigned int	holdoff_ms;	/* the wait after the next one */
 	struct td_state_routes info;	/* for the state file */
 };
