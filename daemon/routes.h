@@ -44,6 +44,10 @@ struct td_routes {
 	uint64_t	set_tick;	/* tick the installed set came in */
 	unsigned int	holdoff_ms;	/* the wait after the next one */
 	struct td_state_routes info;	/* for the state file */
+	/* the deadlock verdict of the geometry's fault-free graph */
+	struct troute_faults	cdg_geom;	/* its geometry (no arrays) */
+	struct troute_cdg_result cdg;
+	bool		have_cdg;
 };
 
 struct torusd;

@@ -42,6 +42,47 @@ int troute_node_build(const struct troute_faults *f, unsigned int self,
 		      const struct troute_cdg_opts *cdg_opts,
 		      struct troute_node_set *s)
 {
+	int err = troute_node_routes(f, self, s);
+
+	if (err)
+		return err;
+	return troute_cdg_check(&s->c, &s->ps, cdg_opts, &s->cdg);
+}
+
+int troute_cdg_fault_free(const struct troute_faults *f,
+			  struct troute_cdg_result *r)
+{
+	unsigned int a, nnodes = 1;
+	struct troute_faults none = *f;
+	struct troute_planset ps;
+	struct troute_ctx c;
+	uint8_t *dead;
+	uint16_t *cut;
+	int err = -ENOMEM;
+
+	for (a = 0; a < f->ndims; a++)
+		nnodes *= f->dims[a];
+	dead = calloc(nnodes, 1);
+	cut = calloc(nnodes, sizeof(*cut));
+	if (!dead || !cut)
+		goto out;
+	none.dead = dead;
+	none.cut = cut;
+	err = troute_ctx_init(&c, &none);
+	if (!err) {
+		troute_planset_free(&none, &ps);
+		err = troute_cdg_check(&c, &ps, NULL, r);
+	}
+	troute_ctx_free(&c);
+out:
+	free(dead);
+	free(cut);
+	return err;
+}
+
+int troute_node_routes(const struct troute_faults *f, unsigned int self,
+		       struct troute_node_set *s)
+{
 	unsigned int a, d, nnodes = 1;
 	struct troute_sets sets;
 	int err;
@@ -79,7 +120,7 @@ int troute_node_build(const struct troute_faults *f, unsigned int self,
 		s->unreachable += s->table[d].kind == TROUTE_UNREACHABLE &&
 				  !s->f.dead[d] && !s->lamb[d];
 	}
-	return troute_cdg_check(&s->c, &s->ps, cdg_opts, &s->cdg);
+	return 0;
 }
 
 void troute_node_free(struct troute_node_set *s)

@@ -54,6 +54,18 @@ int troute_node_build(const struct troute_faults *f, unsigned int self,
 		      const struct troute_cdg_opts *cdg_opts,
 		      struct troute_node_set *s);
 void troute_node_free(struct troute_node_set *s);
+/* the same without the deadlock check (s->cdg left zero) */
+int troute_node_routes(const struct troute_faults *f, unsigned int self,
+		       struct troute_node_set *s);
+/*
+ * The deadlock check of the fault-free fabric of @f's geometry under
+ * the free plan set.  The channel dependency graph of any fault set is a
+ * subgraph of it (faults only remove channels and their dependencies,
+ * troute_cdg.c), so an acyclic verdict here proves every fault set's
+ * routes deadlock-free: a daemon checks once per geometry.
+ */
+int troute_cdg_fault_free(const struct troute_faults *f,
+			  struct troute_cdg_result *r);
 
 /**
  * struct troute_hop - one hop of a path: the frame leaves @node by @dir

@@ -193,11 +193,38 @@ UNIT_TEST(troute_node_cyclic_set_is_flagged)
 	troute_node_free(&s);
 }
 
+/*
+ * The daemon checks the fault-free graph once: every faulted graph is a
+ * subgraph of it, and the routes are the same without the check
+ */
+UNIT_TEST(troute_node_fault_free_graph_covers_faults)
+{
+	struct troute_cdg_result free_r;
+	struct troute_node_set s, t;
+	unsigned int d;
+	struct fab fb;
+
+	make_fab(&fb, 7);
+	UNIT_CHECK(!troute_cdg_fault_free(&fb.f, &free_r));
+	UNIT_CHECK(free_r.acyclic);
+	UNIT_CHECK(!troute_node_build(&fb.f, 0, NULL, &s));
+	UNIT_CHECK(!troute_node_routes(&fb.f, 0, &t));
+	UNIT_CHECK(s.cdg.acyclic && s.cdg.channels < free_r.channels &&
+		   s.cdg.deps < free_r.deps);
+	UNIT_CHECK(t.cdg.channels == 0);
+	for (d = 0; d < NN; d++)
+		UNIT_CHECK(!memcmp(&s.table[d], &t.table[d], sizeof(t.table[d])) &&
+			   s.lamb[d] == t.lamb[d]);
+	troute_node_free(&s);
+	troute_node_free(&t);
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(troute_node_torus_routes_every_survivor),
 	UNIT_CASE(troute_node_mesh_routes_every_survivor),
 	UNIT_CASE(troute_node_fault_free_needs_nothing),
 	UNIT_CASE(troute_node_cyclic_set_is_flagged),
+	UNIT_CASE(troute_node_fault_free_graph_covers_faults),
 };
 
 UNIT_MAIN(cases)
