@@ -49,7 +49,7 @@ _torus_commands()
 	node) echo show set rediscover help ;;
 	port) echo show map help ;;
 	cable) echo set help ;;
-	route) echo show get add del batch plans help ;;
+	route) echo show get add del batch plans path help ;;
 	stats) echo reset help ;;
 	monitor) echo dev help ;;
 	neighbor) echo show help ;;
@@ -64,7 +64,7 @@ _torus_keywords()
 	"link add") echo dir netns master peer ;;
 	"link set") echo master nomaster ;;
 	"node show" | "node rediscover" | "neighbor show" | "stats reset" | \
-	"route show" | "route get" | "route plans")
+	"route show" | "route get" | "route plans" | "route path")
 		echo dev ;;
 	"node set") echo dev id coord dims wrap state role reason hoplimit ;;
 	"port show") echo dev port ;;
