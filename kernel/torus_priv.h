@@ -122,6 +122,7 @@ struct torus_pcpu_stats {
 struct torus_node;
 struct torus_coll;
 struct genl_info;
+struct nlattr;
 
 /**
  * struct torus_port - a device enslaved to a node device
