@@ -153,6 +153,29 @@ int torusd_ask(const char *dev, const char *req, char *buf, size_t size)
 	return 0;
 }
 
+/*
+ * Ask torusd on @dev and check its "ok" line: the reply (allocated, at
+ * most @size bytes, the caller frees it) or NULL, the error printed.
+ */
+char *torusd_query(const char *dev, const char *req, size_t size)
+{
+	char *buf = malloc(size);
+
+	if (!buf)
+		return NULL;
+	if (torusd_ask(dev, req, buf, size)) {
+		free(buf);
+		return NULL;
+	}
+	if (strncmp(buf, "ok\n", 3)) {
+		fprintf(stderr, "Error: torusd on %s: %.*s\n", dev,
+			(int)strcspn(buf, "\n"), buf);
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
 static int neighbor_show(int argc, char **argv)
 {
 	char name[IF_NAMESIZE], *buf, *line, *next;
@@ -168,19 +191,9 @@ static int neighbor_show(int argc, char **argv)
 			return EXIT_ERR;
 		snprintf(name, sizeof(name), "%s", dev);
 	}
-	buf = malloc(REPLY_MAX);
+	buf = torusd_query(name, "neighbors", REPLY_MAX);
 	if (!buf)
 		return EXIT_ERR;
-	if (torusd_ask(name, "neighbors", buf, REPLY_MAX)) {
-		free(buf);
-		return EXIT_ERR;
-	}
-	if (strncmp(buf, "ok\n", 3)) {
-		fprintf(stderr, "Error: torusd on %s: %.*s\n", name,
-			(int)strcspn(buf, "\n"), buf);
-		free(buf);
-		return EXIT_ERR;
-	}
 	new_json_obj(stdout, opts.json, opts.pretty);
 	open_json_array(PRINT_JSON, NULL);
 	for (line = buf + 3; *line; line = next) {

@@ -121,19 +121,9 @@ int route_path(int argc, char **argv)
 		snprintf(name, sizeof(name), "%s", dev);
 	}
 	snprintf(req, sizeof(req), "path %s", dst);
-	buf = malloc(REPLY_MAX);
+	buf = torusd_query(name, req, REPLY_MAX);
 	if (!buf)
 		return EXIT_ERR;
-	if (torusd_ask(name, req, buf, REPLY_MAX)) {
-		free(buf);
-		return EXIT_ERR;
-	}
-	if (strncmp(buf, "ok\n", 3)) {
-		fprintf(stderr, "Error: torusd on %s: %.*s\n", name,
-			(int)strcspn(buf, "\n"), buf);
-		free(buf);
-		return EXIT_ERR;
-	}
 	new_json_obj(stdout, opts.json, opts.pretty);
 	open_json_object(NULL);
 	for (line = buf + 3; *line; line = next) {

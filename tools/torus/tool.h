@@ -147,6 +147,7 @@ int do_neighbor(int argc, char **argv);
  * network namespace): the reply, NUL-terminated, in @buf; or -1 said
  */
 int torusd_ask(const char *dev, const char *req, char *buf, size_t size);
+char *torusd_query(const char *dev, const char *req, size_t size);
 /* the value of "key=" in a line of torusd's words ("-" if absent) */
 const char *torusd_word(const char *line, const char *key, char *val,
 			size_t size);
