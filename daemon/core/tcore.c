@@ -1109,7 +1109,11 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int gap = pred[k] - nb->coord[k];
 
-		if (gap && tc_epoch_current(n, nb, k) &&
+		/*
+		 * A ring surveyed again has no extent yet: its closing
+		 * cable shows a turn, the evidence tc_check_extent() wants.
+		 */
+		if (gap && tc_epoch_current(n, nb, k) && !n->hold_dims[k] &&
 		    (!n->gcd[k] || gap % n->gcd[k]))
 			return true;
 	}

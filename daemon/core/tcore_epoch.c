@@ -70,6 +70,19 @@ bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 }
 
 /*
+ * A cable that contradicted the ring of the epoch we leave (its turn
+ * did not divide the old extent: the growth itself) is judged again
+ * against the new one once the survey is done.
+ */
+static void tc_epoch_forgive(struct tc_node *n)
+{
+	unsigned int p;
+
+	for (p = 0; p < tc_nports(n); p++)
+		n->nbr[p].flags &= (uint8_t)~NB_MISWIRED;
+}
+
+/*
  * Enter epoch @epoch of axis @k, in which the frame knows the extent
  * @gcd so far (0: not yet).
  */
@@ -98,6 +111,7 @@ void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 		n->cur &= (uint8_t)~(1u << k);
 	n->epoch[k] = epoch;
 	n->gcd[k] = gcd;
+	tc_epoch_forgive(n);
 	tc_changed(n);
 }
 
@@ -108,6 +122,7 @@ void tc_epoch_follow(struct tc_node *n, unsigned int k,
 	if (n->gcd[k] && nb->gcd[k] == n->gcd[k] && (n->cur & (1u << k))) {
 		/* resumed after the survey: nothing to derive */
 		n->epoch[k] = nb->epoch[k];
+		tc_epoch_forgive(n);
 		tc_changed(n);
 	} else {
 		tc_epoch_enter(n, k, nb->epoch[k], nb->gcd[k]);

@@ -164,7 +164,9 @@ static void ls_clear(struct tc_ls *ls)
 /*
  * Store a record newer than what we hold (or new) and flood it.  A new
  * key beyond the bound is refused and counted: the fault set is then
- * incomplete until the refusal is one maximum age old.
+ * incomplete until the refusal is one maximum age old.  A tombstone of
+ * a record we never held has nothing to cancel here: a full table drops
+ * it uncounted (the transient reports of staggered boots leave many).
  */
 static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
 		     uint16_t mask, uint8_t from)
@@ -174,6 +176,9 @@ static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
 
 	if (ls->rec[s].key == LS_EMPTY) {
 		/* the slack of the table always holds our own record */
+		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL &&
+		    !mask)
+			return;
 		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL) {
 			n->stats.ls_overflow++;
 			if (!ls->was_full)
@@ -269,9 +274,13 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		n->stats.bad_rx++;
 		return -EBADMSG;
 	}
-	/* only from a neighbor placed in our frame, while we are placed */
-	if (!ls->leader || m.leader != ls->leader || m.id != n->nbr[port].id ||
-	    !ls_nbr_ok(n, port)) {
+	/*
+	 * only from a neighbor placed in our frame, while we are placed,
+	 * and numbered as we are (a ring that grew renumbers: records in
+	 * the old numbering would name the wrong reporters)
+	 */
+	if (!ls->leader || m.leader != ls->leader || m.geom != ls->geom ||
+	    m.id != n->nbr[port].id || !ls_nbr_ok(n, port)) {
 		n->stats.ls_foreign++;
 		return 0;
 	}
@@ -364,6 +373,7 @@ static bool ls_frame(struct tc_node *n, const struct tc_view *v)
 	ls->wrap = v->wrap;
 	memcpy(ls->dims, v->dims, sizeof(ls->dims));
 	ls->self = ls_index(ls, n->cfg.ndims, v->coord);
+	ls->geom = tw_ls_geom(n->cfg.ndims, ls->dims, ls->wrap);
 	ls->mask = 0;
 	ls->refresh_in = 0;
 	return true;
@@ -394,7 +404,7 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 			continue;
 		ls_adj_id(ls)[p] = tw_id_hash(n->nbr[p].id);
 		tw_ls_init(&b, buf, sizeof(buf), n->cfg.ndims, n->cfg.id,
-			   ls->leader);
+			   ls->leader, ls->geom);
 		n->stats.ls_msgs_tx++;
 		n->stats.ls_bytes_tx += b.len;
 		n->out.send(n->out.ctx, p, buf, b.len);
@@ -470,7 +480,7 @@ static void ls_flush(struct tc_node *n, struct ls_out *o, uint8_t port)
 	o->sent++;
 	n->out.send(n->out.ctx, port, o->buf, o->b.len);
 	tw_ls_init(&o->b, o->buf, sizeof(o->buf), n->cfg.ndims, n->cfg.id,
-		   n->ls.leader);
+		   n->ls.leader, n->ls.geom);
 }
 
 static bool ls_room(const struct ls_out *o, uint8_t ndims)
@@ -514,7 +524,7 @@ static void ls_flood(struct tc_node *n)
 		return;
 	for (p = 0; p < tc_nports(n); p++) {
 		tw_ls_init(&out[p].b, out[p].buf, sizeof(out[p].buf), nd,
-			   n->cfg.id, ls->leader);
+			   n->cfg.id, ls->leader, ls->geom);
 		out[p].sent = 0;
 	}
 	for (s = 0; ls->npend && s < ls->slots; s++) {

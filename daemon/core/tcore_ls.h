@@ -54,6 +54,7 @@ struct tc_ls {
 	uint16_t epoch_in;	/* ticks to the next aging epoch */
 	uint16_t adj;		/* ports with an adjacency (same frame) */
 	uint16_t sync;		/* ports owed the whole database */
+	uint32_t geom;		/* tw_ls_geom() of dims and wrap */
 	uint8_t wrap;
 	uint8_t now_epoch;
 	uint8_t nports;

@@ -383,8 +383,18 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	return m->has_id && m->has_port ? 0 : -EBADMSG;
 }
 
+uint32_t tw_ls_geom(uint8_t ndims, const uint16_t *dims, uint8_t wrap)
+{
+	uint64_t h = wrap;
+	unsigned int k;
+
+	for (k = 0; k < ndims && k < TC_MAX_AXES; k++)
+		h = (h << 16 | dims[k]) ^ (h >> 48);
+	return tw_id_hash(h ^ ndims);
+}
+
 bool tw_ls_init(struct tw_buf *b, uint8_t *mem, size_t cap, uint8_t ndims,
-		uint64_t id, uint64_t leader)
+		uint64_t id, uint64_t leader, uint32_t geom)
 {
 	b->p = mem;
 	b->cap = cap;
@@ -398,6 +408,7 @@ bool tw_ls_init(struct tw_buf *b, uint8_t *mem, size_t cap, uint8_t ndims,
 	mem[3] = 0;
 	put64(mem + 4, id);
 	put64(mem + 12, leader);
+	put32(mem + 20, geom);
 	b->len = TW_LS_HDR;
 	return true;
 }
@@ -443,6 +454,7 @@ int tw_ls_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 			return -EBADMSG;	/* only padding may follow */
 	m->id = get64(msg + 4);
 	m->leader = get64(msg + 12);
+	m->geom = get32(msg + 20);
 	if (!m->id || !m->leader)
 		return -EBADMSG;
 	v = msg + TW_LS_HDR;

@@ -119,14 +119,16 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 /*
  * Link-state message: its own first byte, so neither decoder mistakes
  * the other's messages.  Header: u8 magic 'L', u8 version, u8 ndims,
- * u8 nrec, u64 sender id, u64 sender's leader; then nrec records of
- * {u8 coord[ndims], u16 seq, u16 mask}.  Zero bytes may follow (Ethernet
+ * u8 nrec, u64 sender id, u64 sender's leader, u32 geometry (a hash of
+ * the extents and wrap its coordinates are in: after a ring grew, a
+ * node still in the old numbering must not feed one in the new); then
+ * nrec records of {u8 coord[ndims], u16 seq, u16 mask}.  Zero bytes may follow (Ethernet
  * padding); anything else makes the message invalid.  A message without
  * records asks the receiver for its whole database (a new adjacency).
  */
 #define TW_LS_MAGIC	0x4c	/* 'L' */
-#define TW_LS_VERSION	1
-#define TW_LS_HDR	20
+#define TW_LS_VERSION	2
+#define TW_LS_HDR	24
 #define TW_LS_REC(nd)	((size_t)(nd) + 4)
 /* records in the largest message: the most a decoder accepts */
 #define TW_LS_MAX_RECS	((TC_MSG_MAX - TW_LS_HDR) / TW_LS_REC(1))
@@ -140,13 +142,16 @@ struct tw_ls_rec {
 struct tw_ls_msg {
 	uint64_t id;
 	uint64_t leader;
+	uint32_t geom;
 	uint16_t nrec;
 	struct tw_ls_rec rec[TW_LS_MAX_RECS];
 };
 
 /* start a message in @b; false if @cap cannot hold the header */
 bool tw_ls_init(struct tw_buf *b, uint8_t *mem, size_t cap, uint8_t ndims,
-		uint64_t id, uint64_t leader);
+		uint64_t id, uint64_t leader, uint32_t geom);
+/* the geometry tag of a frame's extents and wrap bits */
+uint32_t tw_ls_geom(uint8_t ndims, const uint16_t *dims, uint8_t wrap);
 /* append a record; false (and nothing written) when it does not fit */
 bool tw_ls_put(struct tw_buf *b, uint8_t ndims, const struct tw_ls_rec *r);
 /* records in the message being built */

@@ -99,12 +99,12 @@ static void wire_ls(const uint8_t *msg, size_t len, uint8_t ndims)
 	if (tw_ls_decode(msg, len, ndims, NULL, &m))
 		return;
 	FZ_ASSERT(m.id && m.leader && m.nrec <= TW_LS_MAX_RECS);
-	tw_ls_init(&b, out, sizeof(out), ndims, m.id, m.leader);
+	tw_ls_init(&b, out, sizeof(out), ndims, m.id, m.leader, m.geom);
 	for (i = 0; i < m.nrec; i++)
 		FZ_ASSERT(tw_ls_put(&b, ndims, &m.rec[i]));
 	FZ_ASSERT(tw_ls_decode(out, b.len, ndims, NULL, &again) == 0);
 	FZ_ASSERT(again.id == m.id && again.leader == m.leader &&
-		  again.nrec == m.nrec);
+		  again.nrec == m.nrec && again.geom == m.geom);
 	FZ_ASSERT(!memcmp(again.rec, m.rec, m.nrec * sizeof(m.rec[0])));
 }
 

@@ -313,7 +313,7 @@ static void gen_wire_ls(const char *dir)
 
 	seed_u8(&s, 2);		/* ndims 3 */
 	tw_ls_init(&b, s.buf + 1, sizeof(s.buf) - 1, 3, 0x1122334455667788ULL,
-		   42);
+		   42, 0x5eed);
 	tw_ls_put(&b, 3, &r);
 	r.coord[0] = 0;
 	r.seq = 65535;

@@ -544,6 +544,9 @@ UNIT_TEST(ls_overflow_bound_one)
 }
 
 /* a converged 4x4 torus with one cut, and a message builder */
+/* the geometry tag of the frame lmsg_setup() converged to */
+static uint32_t lgeom;
+
 static struct tc_node *lmsg_setup(uint8_t *port, struct tc_view *v)
 {
 	struct tc_view nv;
@@ -557,6 +560,7 @@ static struct tc_node *lmsg_setup(uint8_t *port, struct tc_view *v)
 	g = TORUS_DIR(0, 0);
 	*port = v->portmap[g];
 	tc_view(L.node[lpeer(&L, 5, g)], &nv);
+	lgeom = tw_ls_geom(2, v->dims, v->wrap);
 	return L.node[5];
 }
 
@@ -567,7 +571,7 @@ static size_t lbuild(uint8_t *buf, uint64_t id, uint64_t leader, int nrec,
 	struct tw_buf b;
 	int i;
 
-	tw_ls_init(&b, buf, TC_MSG_MAX, 2, id, leader);
+	tw_ls_init(&b, buf, TC_MSG_MAX, 2, id, leader, lgeom);
 	memset(&r, 0, sizeof(r));
 	r.coord[0] = c[0];
 	r.coord[1] = c[1];
@@ -644,6 +648,46 @@ UNIT_TEST(ls_malformed_refused)
 	lfree(&L);
 }
 
+/*
+ * A full table drops a tombstone of a record it never held, uncounted:
+ * it has nothing to cancel.  Before, every such tombstone (staggered
+ * boots leave thousands) marked the fault set incomplete.
+ */
+UNIT_TEST(ls_full_drops_unknown_tombstone)
+{
+	uint8_t buf[TC_MSG_MAX], port, c[2], g = TORUS_DIR(0, 0);
+	struct lsnap s0, s1;
+	struct tc_node *n;
+	struct tc_view v;
+	uint64_t nid;
+	size_t len;
+
+	lsetup(&L, 4, 4, true, 2);
+	lrun(&L, LSETTLE);
+	lcut(&L, lidx(&L, 0, 0), TORUS_DIR(0, 0), true);
+	lrun(&L, 30);
+	n = L.node[5];
+	tc_view(n, &v);
+	port = v.portmap[g];
+	lgeom = tw_ls_geom(2, v.dims, v.wrap);
+	nid = 1000 + (uint64_t)lpeer(&L, 5, g);
+	lcoord(&L, lidx(&L, 2, 2), c);	/* not a reporter */
+	lsnap(n, &s0);
+	UNIT_CHECK(s0.info.records == 2 && !s0.info.incomplete);
+	len = lbuild(buf, nid, v.leader, 1, c, 100, 0);
+	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+	lsnap(n, &s1);
+	UNIT_CHECK(s1.st.ls_overflow == s0.st.ls_overflow);
+	UNIT_CHECK(!s1.info.incomplete && s1.info.records == 2);
+	/* a fault it cannot hold is refused and counted */
+	len = lbuild(buf, nid, v.leader, 1, c, 100, 1);
+	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+	lsnap(n, &s1);
+	UNIT_CHECK(s1.st.ls_overflow == s0.st.ls_overflow + 1);
+	UNIT_CHECK(s1.info.incomplete);
+	lfree(&L);
+}
+
 /* records from a neighbor in another frame, or an impostor, are ignored */
 UNIT_TEST(ls_foreign_ignored)
 {
@@ -662,8 +706,13 @@ UNIT_TEST(ls_foreign_ignored)
 	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
 	len = lbuild(buf, nid + 77, v.leader, 1, c, 100, 1);
 	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+	/* our neighbor still numbered as before its ring grew */
+	lgeom ^= 1;
+	len = lbuild(buf, nid, v.leader, 1, c, 100, 1);
+	lgeom ^= 1;
+	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
 	lsnap(n, &s1);
-	UNIT_CHECK(s1.st.ls_foreign == s0.st.ls_foreign + 2);
+	UNIT_CHECK(s1.st.ls_foreign == s0.st.ls_foreign + 3);
 	UNIT_CHECK(s1.info.generation == s0.info.generation &&
 		   s1.info.records == s0.info.records);
 	/* the same record from the real neighbor in our frame counts */
@@ -706,6 +755,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(ls_agree_with_loss),
 	UNIT_CASE(ls_overflow_bounded),
 	UNIT_CASE(ls_overflow_bound_one),
+	UNIT_CASE(ls_full_drops_unknown_tombstone),
 	UNIT_CASE(ls_malformed_refused),
 	UNIT_CASE(ls_foreign_ignored),
 	UNIT_CASE(ls_restart_outbids_stale),
