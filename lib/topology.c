@@ -956,7 +956,7 @@ static const char svg_style[] =
 	".node.missing circle { fill: #d0d0d0; stroke: #888; }\n"
 	".cross { stroke: #000; stroke-width: 2.5; }\n"
 	".node.missing .cross { stroke: #a00000; stroke-width: 1.5; }\n"
-	".path { stroke: #00b050; stroke-width: 6; fill: none; opacity: 0.8; }\n"
+	".path { stroke: #00b050; stroke-width: 6; fill: none; }\n"
 	"</style>\n";
 
 int topo_write_svg(const struct topo *t, FILE *f)
