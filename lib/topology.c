@@ -361,7 +361,11 @@ static int read_nodes(struct topo *t, const struct jv *arr, char *err,
 {
 	const struct jv *e;
 
-	for (e = arr ? arr->child : NULL; e; e = e->next) {
+	if (arr->kind != JV_ARR) {
+		snprintf(err, errlen, "\"nodes\" is not an array");
+		return -1;
+	}
+	for (e = arr->child; e; e = e->next) {
 		const struct jv *c = member(e, "coord");
 		const struct jv *st = member(e, "state");
 		struct topo_node *nd;
@@ -405,6 +409,10 @@ static int read_cables(struct topo *t, const struct jv *arr, char *err,
 {
 	const struct jv *e;
 
+	if (arr && arr->kind != JV_ARR) {
+		snprintf(err, errlen, "\"cables\" is not an array");
+		return -1;
+	}
 	for (e = arr ? arr->child : NULL; e; e = e->next) {
 		uint32_t from[TOPO_MAX_AXES] = { 0 }, axis;
 		const struct jv *cut = member(e, "cut");

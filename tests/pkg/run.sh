@@ -146,4 +146,7 @@ else
 	pass $case
 fi
 
+# torus topo and torus-sim --svg: pictures checked in headless chromium
+python3 tests/pkg/topo_test.py || status=1
+
 exit $status
