@@ -850,6 +850,15 @@ static void draw_path(FILE *f, const struct layout *l)
 			   (t->n_axes - 2) * sizeof(t->path[k][0])))
 			fprintf(f, "Q%.1f %.1f %.1f %.1f", (px + x) / 2,
 				(py < y ? py : y) - CELL, x, y);
+		else if (px - x > CELL * 1.5 || x - px > CELL * 1.5 ||
+			 py - y > CELL * 1.5 || y - py > CELL * 1.5)
+			/* round the ring: out of one edge, in at the other */
+			fprintf(f, "L%.1f %.1fM%.1f %.1fL%.1f %.1f",
+				px + (x < px ? 1 : x > px ? -1 : 0) * CELL / 2.0,
+				py + (y < py ? 1 : y > py ? -1 : 0) * CELL / 2.0,
+				x - (x < px ? 1 : x > px ? -1 : 0) * CELL / 2.0,
+				y - (y < py ? 1 : y > py ? -1 : 0) * CELL / 2.0,
+				x, y);
 		else
 			fprintf(f, "L%.1f %.1f", x, y);
 	}
