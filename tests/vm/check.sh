@@ -34,4 +34,6 @@ tests/vm/reliability.sh quick build/vm/reliability || status=1
 python3 tests/vm/eco_test.py || status=1
 # torus topo on a rack's kernel state, torus-lab run --svg
 python3 tests/vm/topo_test.py || status=1
+# tools/wireshark/torus.lua on a capture of a discovered rack (tshark)
+python3 tests/vm/wireshark_test.py || status=1
 exit $status
