@@ -41,7 +41,7 @@ void topo_usage(FILE *f)
 		"       the second as a grid of slices), dead and unplaced nodes, cut\n"
 		"       cables, lambs, one path.  From the kernel state of every network\n"
 		"       namespace (GLOB filters /run/netns names), or from a topology\n"
-		"       document (torus -j topo, torus-sim -j, torus-lab -j; - is stdin).\n"
+		"       document (torus -j topo, torus-lab run --svg -j; - is stdin).\n"
 		"       Without --svg or --dot: a summary, or the document with -j.\n");
 }
 
