@@ -7,7 +7,6 @@
  * our own, a few thousand values at most, and no JSON library is in the
  * tool's dependencies.
  */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,7 +306,6 @@ static struct jv *parse_value(struct jparser *jp)
 		} else if (!strncmp(jp->p, "null", 4)) {
 			jp->p += 4;
 		} else if (*jp->p == '-' || (*jp->p >= '0' && *jp->p <= '9')) {
-			errno = 0;
 			v->kind = JV_NUM;
 			v->num = strtod(jp->p, &end);
 			jp->p = end;
@@ -441,8 +439,8 @@ static int read_cables(struct topo *t, const struct jv *arr, char *err,
 static int read_doc(struct topo *t, const struct jv *doc, char *err,
 		    size_t errlen)
 {
-	const struct jv *w = member(doc, "wrap"), *e, *path;
-	unsigned int i = 0;
+	const struct jv *w, *e, *path;
+	unsigned int i;
 	int n;
 
 	if (member(doc, "topo"))
