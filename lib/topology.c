@@ -27,7 +27,7 @@ void topo_free(struct topo *t)
 	topo_init(t);
 }
 
-static void *grow(void *arr, size_t *cap, size_t n, size_t size)
+void *topo_grow(void *arr, size_t *cap, size_t n, size_t size)
 {
 	size_t ncap = *cap ? *cap * 2 : 16;
 	void *p;
@@ -44,7 +44,7 @@ static void *grow(void *arr, size_t *cap, size_t n, size_t size)
 
 struct topo_node *topo_add_node(struct topo *t)
 {
-	struct topo_node *p = grow(t->nodes, &t->cap_nodes, t->n_nodes,
+	struct topo_node *p = topo_grow(t->nodes, &t->cap_nodes, t->n_nodes,
 				   sizeof(*p));
 
 	if (!p)
@@ -55,7 +55,7 @@ struct topo_node *topo_add_node(struct topo *t)
 
 struct topo_cable *topo_add_cable(struct topo *t)
 {
-	struct topo_cable *p = grow(t->cables, &t->cap_cables, t->n_cables,
+	struct topo_cable *p = topo_grow(t->cables, &t->cap_cables, t->n_cables,
 				    sizeof(*p));
 
 	if (!p)
@@ -66,7 +66,7 @@ struct topo_cable *topo_add_cable(struct topo *t)
 
 int topo_add_hop(struct topo *t, const uint32_t *coord)
 {
-	uint32_t (*p)[TOPO_MAX_AXES] = grow(t->path, &t->cap_path, t->n_path,
+	uint32_t (*p)[TOPO_MAX_AXES] = topo_grow(t->path, &t->cap_path, t->n_path,
 					    sizeof(*p));
 
 	if (!p)

@@ -64,6 +64,11 @@ struct topo {
 
 void topo_init(struct topo *t);
 void topo_free(struct topo *t);
+/*
+ * @arr with room for element @n (of @size bytes), the new part zeroed
+ * and *@cap updated; NULL when out of memory (@arr is left as it was)
+ */
+void *topo_grow(void *arr, size_t *cap, size_t n, size_t size);
 /* appended zeroed, or NULL when out of memory */
 struct topo_node *topo_add_node(struct topo *t);
 struct topo_cable *topo_add_cable(struct topo *t);

@@ -55,16 +55,12 @@ struct collect {
 static int node_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct collect *c = data;
+	void *p = topo_grow(c->nodes, &c->cap_nodes, c->n_nodes,
+			    sizeof(*c->nodes));
 
-	if (c->n_nodes == c->cap_nodes) {
-		size_t cap = c->cap_nodes ? 2 * c->cap_nodes : 4;
-		void *p = realloc(c->nodes, cap * sizeof(*c->nodes));
-
-		if (!p)
-			return MNL_CB_ERROR;
-		c->nodes = p;
-		c->cap_nodes = cap;
-	}
+	if (!p)
+		return MNL_CB_ERROR;
+	c->nodes = p;
 	memset(&c->nodes[c->n_nodes], 0, sizeof(c->nodes[0]));
 	if (!node_rec_parse(nlh, &c->nodes[c->n_nodes]))
 		c->n_nodes++;
@@ -74,16 +70,12 @@ static int node_cb(const struct nlmsghdr *nlh, void *data)
 static int port_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct collect *c = data;
+	void *p = topo_grow(c->ports, &c->cap_ports, c->n_ports,
+			    sizeof(*c->ports));
 
-	if (c->n_ports == c->cap_ports) {
-		size_t cap = c->cap_ports ? 2 * c->cap_ports : 16;
-		void *p = realloc(c->ports, cap * sizeof(*c->ports));
-
-		if (!p)
-			return MNL_CB_ERROR;
-		c->ports = p;
-		c->cap_ports = cap;
-	}
+	if (!p)
+		return MNL_CB_ERROR;
+	c->ports = p;
 	memset(&c->ports[c->n_ports], 0, sizeof(c->ports[0]));
 	if (!port_rec_parse(nlh, &c->ports[c->n_ports]))
 		c->n_ports++;
@@ -160,6 +152,7 @@ static int add_node(struct kstate *ks, const char *ns, bool only,
 {
 	struct topo *t = ks->t;
 	struct topo_node *nd = topo_add_node(t);
+	struct where *where;
 
 	if (!nd)
 		return -1;
@@ -198,15 +191,11 @@ static int add_node(struct kstate *ks, const char *ns, bool only,
 			t->wrap[a] = a < n->n_wrap && n->wrap[a];
 		}
 	}
-	if (ks->n_where == ks->cap_where) {
-		size_t cap = ks->cap_where ? 2 * ks->cap_where : 16;
-		void *p = realloc(ks->where, cap * sizeof(*ks->where));
-
-		if (!p)
-			return -1;
-		ks->where = p;
-		ks->cap_where = cap;
-	}
+	where = topo_grow(ks->where, &ks->cap_where, ks->n_where,
+			  sizeof(*ks->where));
+	if (!where)
+		return -1;
+	ks->where = where;
 	snprintf(ks->where[ks->n_where].ns, sizeof(ks->where[0].ns), "%s", ns);
 	snprintf(ks->where[ks->n_where].dev, IF_NAMESIZE, "%s", n->ifname);
 	memcpy(ks->where[ks->n_where].coord, n->coord, sizeof(n->coord));
