@@ -24,6 +24,8 @@
 #                   (PREFIX=/usr, BINDIR, SBINDIR, MANDIR, IPLIBDIR, ...)
 #   make deb        build/deb/torus-tools_VERSION_ARCH.deb and
 #                   torus-dkms_VERSION_all.deb (dpkg-deb)
+#   make dpkg       the same packages from debian/ with dpkg-buildpackage
+#                   in a copy of the tree, then lintian (build/dpkg)
 #   make dkms-vm    the whole DKMS flow (dkms add ., dkms install, modprobe)
 #                   inside the VM (~10 min under TCG; make check runs the
 #                   dkms build on the host and loads its module in the VM)
@@ -46,7 +48,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dkms-vm clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
 
 all: module tools
 
@@ -193,6 +195,11 @@ install-dkms-src:
 deb:
 	@$(MAKE) --no-print-directory tools
 	scripts/mkdeb $(VERSION) build/deb
+
+# debian/: dpkg-buildpackage -us -uc -b and lintian (scripts/dpkg-build)
+dpkg:
+	@$(MAKE) --no-print-directory deps
+	scripts/dpkg-build build/dpkg
 
 # dkms add ., dkms install and modprobe inside the VM (tests/pkg/run.sh
 # first: it prepares the source tree the guest copies)

@@ -146,4 +146,38 @@ else
 	pass $case
 fi
 
+# debian/: dpkg-buildpackage in a copy of the tree, lintian clean
+case=dpkg_buildpackage_lintian_clean
+if ! command -v dpkg-buildpackage > /dev/null || ! command -v lintian > /dev/null ||
+   ! dpkg-checkbuilddeps > /dev/null 2>&1; then
+	skip $case "no dpkg-buildpackage, lintian or build dependencies (make deps)"
+elif ! out=$(scripts/dpkg-build "$P/dpkg" 2>&1); then
+	fail $case "$(tail -n 8 <<< "$out" | tr '\n' ' ')"
+else
+	arch=$(dpkg --print-architecture)
+	tools=$(dpkg-deb -c "$P/dpkg/torus-tools_${VERSION}_$arch.deb")
+	dkms=$P/dpkg/torus-dkms_${VERSION}_all.deb
+	missing=
+	for f in usr/sbin/torus usr/sbin/torusd usr/bin/torus-sim usr/sbin/torus-lab \
+		"usr/lib/$MULTIARCH/ip/link_torport.so" lib/systemd/system/torusd@.service \
+		usr/share/man/man8/torus.8.gz usr/share/bash-completion/completions/torus \
+		"usr/lib/$MULTIARCH/wireshark/plugins/torus.lua"; do
+		grep -q " \./$f\( \|$\)" <<< "$tools" || missing="$missing $f"
+	done
+	if [ -n "$missing" ]; then
+		fail $case "torus-tools lacks:$missing"
+	elif ! grep -q '^dkms' <<< "$(dpkg-deb -f "$dkms" Depends)" ||
+	     ! grep -q "usr/src/torus-$VERSION/dkms.conf" <<< "$(dpkg-deb -c "$dkms")" ||
+	     ! dpkg-deb -I "$dkms" postinst > /dev/null 2>&1; then
+		fail $case "torus-dkms: no dkms dependency, dkms.conf or postinst"
+	elif grep -q '^[EW]: ' "$P/dpkg/lintian.txt"; then
+		fail $case "lintian: $(grep '^[EW]: ' "$P/dpkg/lintian.txt" | head -n 3 | tr '\n' ' ')"
+	else
+		pass $case
+	fi
+fi
+
+# torus topo and torus-sim --svg: pictures checked in headless chromium
+python3 tests/pkg/topo_test.py || status=1
+
 exit $status

@@ -190,8 +190,32 @@ def bench_results_files():
     return None
 
 
+def topo_document():
+    """torus -j topo --from: a document with odd names reads back
+    strictly and unchanged (the one -j output of torus that needs no
+    module)."""
+    tool = os.path.join(REPO, "build", "bin", "torus")
+    if not os.access(tool, os.X_OK):
+        return "SKIP no build/bin/torus (make tools)"
+    doc = {"dims": [2, 2], "wrap": [True, False],
+           "nodes": [{"name": "n\u00e9\"<&>\\", "coord": [1, 0],
+                      "state": "placed", "role": "lamb", "reason": ""},
+                     {"name": "u", "coord": None, "state": "unplaced",
+                      "role": "none", "reason": "tab\there"}],
+           "cables": [{"from": [0, 0], "axis": 0, "cut": True}],
+           "path": [[0, 0], [1, 0]]}
+    res = subprocess.run([tool, "-j", "topo", "--from", "-"],
+                         input=torus_lab.dumps(doc).encode(),
+                         capture_output=True, timeout=60)
+    assert res.returncode == 0, res.stderr
+    back = json_strict.parse(res.stdout)
+    assert back == doc, back
+    return None
+
+
 def main():
     case("strict_parser_refuses", strict_parser_refuses)
+    case("topo_document", topo_document)
     if os.access(SIM, os.X_OK):
         for name, args in SIM_CASES:
             case(name, sim, *args)

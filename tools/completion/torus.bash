@@ -54,6 +54,7 @@ _torus_commands()
 	monitor) echo dev help ;;
 	neighbor) echo show help ;;
 	coll) echo barrier allreduce broadcast tree help ;;
+	topo) echo --from --netns --path --svg --dot help ;;
 	esac
 }
 
@@ -77,6 +78,7 @@ _torus_keywords()
 	"coll allreduce") echo dev type op timeout repeat ;;
 	"coll broadcast") echo dev type root count timeout ;;
 	"coll tree") echo show set dev auto default parent children ;;
+	topo\ *) echo --from --netns --path --svg --dot ;;
 	esac
 }
 
@@ -85,7 +87,8 @@ _torus()
 	local cur prev words cword i obj= cmd=
 	local opts="-j -json -p -pretty -s -stats -n -netns -b -batch -force
 		-h -help -V -Version"
-	local objects="link node port cable route stats monitor neighbor coll"
+	local objects="link node port cable route stats monitor neighbor coll
+		topo"
 
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
@@ -127,6 +130,10 @@ _torus()
 		COMPREPLY=($(compgen -W "$(_torus_devs)" -- "$cur"))
 	elif [ "$obj $cmd" = "route batch" ] && [ "$prev" = batch ]; then
 		COMPREPLY=($(compgen -f -- "$cur"))
+	elif [ "$obj" = topo ] && [[ $prev == --svg || $prev == --from ]]; then
+		COMPREPLY=($(compgen -f -- "$cur"))
+	elif [ "$obj" = topo ] && [ "$prev" = --netns ]; then
+		COMPREPLY=($(compgen -W "$(_torus_netns)" -- "$cur"))
 	else
 		local values
 		values=$(_torus_value "$prev")

@@ -1563,9 +1563,31 @@ class Lab:
         self.stop()
         self.rack.destroy(quiet=True)
 
-    def run(self, ping=False, kill_leader=False, keep=False):
-        """build, start, wait, verify (+ addresses, pings, leader kill);
-        returns the result dictionary."""
+    def picture(self, res, svg):
+        """The rack as torus topo sees it in the kernel (the topology
+        document, returned), with each dead node put at the coordinate
+        the isometry gives it in the discovered frame; drawn into @svg
+        by torus topo."""
+        out = run([TORUS, "-j", "topo", "--netns",
+                   self.rack.prefix + "[0-9]*"], timeout=300)
+        doc = loads_strict(out.stdout)
+        iso = Isometry.from_json(res["isometry"], self.truth["dims"],
+                                 self.truth["wrap"]) \
+            if res.get("isometry") else None
+        if iso and doc.get("dims"):
+            by_ns = {self.rack.ns(c): c for c in self.rack.dead}
+            for nd in doc["nodes"]:
+                if nd["state"] == "dead" and nd["name"] in by_ns:
+                    nd["coord"] = list(iso.coord(by_ns[nd["name"]]))
+        path = os.path.join(self.run_dir, "topo.json")
+        with open(path, "w") as f:
+            f.write(dumps(doc))
+        run([TORUS, "topo", "--from", path, "--svg", svg])
+        return doc
+
+    def run(self, ping=False, kill_leader=False, keep=False, svg=None):
+        """build, start, wait, verify (+ addresses, pings, leader kill,
+        the picture in @svg); returns the result dictionary."""
         phases = collections.OrderedDict()
         t = [time.monotonic()]
 
@@ -1602,6 +1624,10 @@ class Lab:
                 res["ok"] = res["ok"] and res["kill_leader"]["leader"] \
                     is not None and not res["kill_leader"]["changed"]
                 phase("kill_leader")
+            if svg:
+                res["topo"] = self.picture(res, svg)
+                res["svg"] = svg
+                phase("svg")
             return res
         finally:
             if not keep:
@@ -1772,6 +1798,9 @@ def main(argv=None):
     r.add_argument("--keep", action="store_true",
                    help="leave the rack and its daemons running")
     r.add_argument("--torusd", help="torusd binary (default: on PATH)")
+    r.add_argument("--svg", metavar="FILE",
+                   help="draw the discovered fabric into FILE (torus topo); "
+                        "the JSON result then holds its document, \"topo\"")
     v = sub.add_parser("verify", parents=[jopt],
                        help="verify a running rack against its truth")
     v.add_argument("--truth", help="truth file")
@@ -1850,7 +1879,7 @@ def _dispatch(args, as_json):
                       (res["nodes"], res["cables"], secs, lab.truth_file))
             return 0
         res = lab.run(ping=args.ping, kill_leader=args.kill_leader,
-                      keep=args.keep)
+                      keep=args.keep, svg=args.svg)
         _print(res, as_json)
         if not as_json:
             print(_text_result(res))

@@ -79,6 +79,8 @@ static void usage(FILE *f)
 "                         reporters the faults make, plus room)\n"
 "  --no-ls                no measurement, a bound of one record (heavy\n"
 "                         faults at full size would not fit in memory)\n"
+"  --svg FILE             draw the first run's fabric (as torus topo; at\n"
+"                         most 4096 nodes)\n"
 "  -j, --json             print one JSON object\n"
 "  -v, --verbose          progress on stderr (twice: every round)\n"
 "  -h, --help             this text\n"
@@ -180,7 +182,7 @@ enum {
 	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD, OPT_SPREAD, OPT_ORDER,
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
 	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
-	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS,
+	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS, OPT_SVG,
 };
 
 static const struct option longopts[] = {
@@ -214,6 +216,7 @@ static const struct option longopts[] = {
 	{ "ls-events",	  no_argument,	     NULL, OPT_LS_EVENTS },
 	{ "ls-records",	  required_argument, NULL, OPT_LS_RECORDS },
 	{ "no-ls",	  no_argument,	     NULL, OPT_NO_LS },
+	{ "svg",	  required_argument, NULL, OPT_SVG },
 	{ "json",	  no_argument,	     NULL, 'j' },
 	{ "verbose",	  no_argument,	     NULL, 'v' },
 	{ "help",	  no_argument,	     NULL, 'h' },
@@ -394,6 +397,9 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 			break;
 		case OPT_NO_LS:
 			o->no_ls = true;
+			break;
+		case OPT_SVG:
+			o->svg = optarg;
 			break;
 		case OPT_LS_RECORDS:
 			o->ls_records = parse_uint("--ls-records", optarg, 1,
@@ -606,6 +612,9 @@ static int one_run(const struct sim_opts *o, uint64_t seed,
 		return -ENOMEM;
 	}
 	err = sim_run(&w, &sch, r);
+	if (!err && o->svg && seed == o->seed &&
+	    sim_write_svg(&w, r, o->svg))
+		err = -EIO;
 	sim_schedule_free(&sch);
 	sim_world_free(&w);
 	return err;

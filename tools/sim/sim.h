@@ -78,6 +78,7 @@ struct sim_opts {
 	uint32_t ls_records;		/* the core's ls_records, 0: auto */
 	bool no_ls;			/* no measurement, one record */
 	bool json;
+	const char *svg;		/* --svg FILE: first run's picture */
 	int verbose;
 };
 
@@ -364,5 +365,9 @@ void sim_bound(const struct sim_opts *o, uint32_t nfaces,
 /* routes.c: torus-sim --routes (fault-tolerant route computation) */
 bool sim_routes_requested(int argc, char **argv);
 int sim_routes_main(int argc, char **argv);
+
+/* svg.c: torus-sim --svg, drawn by lib/topology.c */
+int sim_write_svg(const struct sim_world *w, const struct sim_result *r,
+		  const char *file);
 
 #endif /* TORUS_SIM_H */

@@ -141,6 +141,7 @@ int do_monitor(int argc, char **argv);
 int do_coll(int argc, char **argv);
 void coll_usage(FILE *f);
 int do_neighbor(int argc, char **argv);
+int do_topo(int argc, char **argv);
 
 /*
  * Ask the torusd of node device @dev (its socket @torusd/DEV in this
@@ -162,5 +163,6 @@ void route_usage(FILE *f);
 void stats_usage(FILE *f);
 void monitor_usage(FILE *f);
 void neighbor_usage(FILE *f);
+void topo_usage(FILE *f);
 
 #endif /* TORUS_TOOL_H */

@@ -37,6 +37,7 @@ static const struct object objects[] = {
 	{ "monitor",	do_monitor,	monitor_usage },
 	{ "neighbor",	do_neighbor,	neighbor_usage },
 	{ "coll",	do_coll,	coll_usage },
+	{ "topo",	do_topo,	topo_usage },
 };
 
 #define N_OBJECTS	(sizeof(objects) / sizeof(objects[0]))
@@ -49,7 +50,7 @@ static void usage(FILE *f, bool full)
 		"Usage: torus [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       torus [ -force ] -batch FILENAME\n"
 		"where  OBJECT := { link | node | port | cable | route | stats | monitor |\n"
-		"                  neighbor | coll }\n"
+		"                  neighbor | coll | topo }\n"
 		"       OPTIONS := { -j|-json | -p|-pretty | -s|-stats | -n|-netns NAME |\n"
 		"                    -b|-batch FILE | -force | -h|-help | -V|-Version }\n");
 	if (!full)
