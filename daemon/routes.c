@@ -167,7 +167,11 @@ static int deadlock_check(struct torusd *d, const struct troute_faults *f,
 	if (!r->have_cdg || r->cdg_geom.ndims != f->ndims ||
 	    r->cdg_geom.wrap != f->wrap ||
 	    memcmp(r->cdg_geom.dims, f->dims, sizeof(f->dims))) {
-		err = troute_cdg_fault_free(f, &r->cdg);
+		/* the test knob: all plans in class 0, a cyclic graph */
+		static const struct troute_cdg_opts one_class;
+
+		err = troute_cdg_fault_free(f, d->opts.test_one_channel_class ?
+					    &one_class : NULL, &r->cdg);
 		if (err)
 			return err;
 		memset(&r->cdg_geom, 0, sizeof(r->cdg_geom));
