@@ -83,7 +83,7 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 	uint8_t order[TROUTE_MAX_PLANS][TC_MAX_AXES];
 	uint8_t policy[TROUTE_MAX_PLANS][TC_MAX_AXES];
 	struct td_route_exc *exc;
-	unsigned int p, n = 0, dst;
+	unsigned int p, n = 0, dst, k;
 	int err;
 
 	memset(order, 0, sizeof(order));
@@ -104,8 +104,15 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 	exc = calloc(s->exceptions ? s->exceptions : 1, sizeof(*exc));
 	if (!exc)
 		return -ENOMEM;
-	for (dst = 0; dst < s->c.nnodes; dst++) {
-		const struct troute_route *rt = &s->table[dst];
+	/* in the kernel's order (coordinate bytes, x first): no sort there */
+	for (k = 0; k < s->c.nnodes; k++) {
+		unsigned int coord[TORUS_MAX_AXES], a, rest = k;
+		const struct troute_route *rt;
+
+		for (a = s->f.ndims; a-- > 0; rest /= s->f.dims[a])
+			coord[a] = rest % s->f.dims[a];
+		dst = troute_index(&s->c, coord);
+		rt = &s->table[dst];
 
 		if (rt->kind != TROUTE_VIA)
 			continue;
@@ -115,7 +122,7 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 		exc[n].plan1 = rt->plan1;
 		n++;
 	}
-	err = td_nl_route_replace(&d->nl, d->ifindex, exc, n, s->f.ndims);
+	err = td_nl_route_replace(&d->nl, d->ifindex, exc, n);
 	free(exc);
 	return err;
 }
