@@ -338,8 +338,8 @@ int torus_nl_route_batch_parse(const struct nlattr *head, int len,
 int torus_nl_validate_request(const struct nlattr *head, int len,
 			      struct netlink_ext_ack *extack);
 const char *torus_exc_from_rec(const struct torus_exc_rec *rec,
-				   const struct torus_geom *g,
-				   struct torus_route_exc *exc);
+			       const struct torus_geom *g,
+			       struct torus_route_exc *exc);
 struct torus_rtable *torus_rtable_build(const struct torus_rtable *old,
 					struct torus_route_exc *batch, u32 n,
 					bool replace, gfp_t gfp);

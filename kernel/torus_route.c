@@ -593,8 +593,8 @@ int torus_rtable_revalidate(const struct torus_rtable *old,
  * Return: NULL, or why the record is refused.
  */
 const char *torus_exc_from_rec(const struct torus_exc_rec *rec,
-				   const struct torus_geom *g,
-				   struct torus_route_exc *exc)
+			       const struct torus_geom *g,
+			       struct torus_route_exc *exc)
 {
 	bool via = rec->flags & TORUS_EXC_REC_VIA;
 

@@ -1075,8 +1075,7 @@ static void torus_exc_rec_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exc.dir, TORUS_DIR(1, 1));
 	for (i = 0; i < ARRAY_SIZE(bad); i++)
 		KUNIT_EXPECT_NOT_NULL_MSG(test,
-					  torus_exc_from_rec(&bad[i], &g,
-								 &exc),
+					  torus_exc_from_rec(&bad[i], &g, &exc),
 					  "record %u accepted", i);
 }
 
