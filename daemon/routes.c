@@ -131,7 +131,8 @@ static void refuse(const struct troute_node_set *s)
 {
 	char msg[200];
 
-	log_err("routes refused: the channel dependency graph of the new route set has a cycle of %u channels (%" PRIu64 " channels, %" PRIu64 " dependencies): nothing installed, the kernel keeps its routes",
+	/* the search stops at the first cycle: what it had seen by then */
+	log_err("routes refused: the channel dependency graph of the new route set has a cycle of %u channels (found after %" PRIu64 " channels and %" PRIu64 " dependencies): nothing installed, the kernel keeps its routes",
 		s->cdg.cycle_len, s->cdg.channels, s->cdg.deps);
 	snprintf(msg, sizeof(msg),
 		 "STATUS=routes refused: channel dependency cycle (%u dead, %u cut cables); previous routes kept",
