@@ -358,9 +358,11 @@ void notify_status(struct torusd *d)
 	if (v->state == TC_PLACED) {
 		td_fmt_coord(c, sizeof(c), v->coord, v->ndims);
 		td_fmt_dims(dm, sizeof(dm), v->dims, v->wrap, v->ndims);
-		snprintf(msg, sizeof(msg), "%sSTATUS=placed at (%s) in %s, %s",
+		snprintf(msg, sizeof(msg), "%sSTATUS=placed at (%s) in %s, %s%s",
 			 d->ready_sent ? "" : "READY=1\n", c, dm,
-			 td_role_name(v->role));
+			 td_role_name(v->role),
+			 d->routes.info.refused ?
+			 "; routes refused: channel dependency cycle" : "");
 	} else {
 		snprintf(msg, sizeof(msg), "%sSTATUS=%s%s%.*s",
 			 d->ready_sent ? "" : "READY=1\n",

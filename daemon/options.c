@@ -124,12 +124,24 @@ static int set_path(char *field, size_t size, const char *name,
 	return 0;
 }
 
+/* the options that are yes or no (a flag given alone is yes) */
+static bool *bool_field(struct td_opts *o, const char *name)
+{
+	if (!strcmp(name, "addresses"))
+		return &o->addresses;
+	if (!strcmp(name, "sleep"))
+		return &o->sleep;
+	if (!strcmp(name, "test-one-channel-class"))
+		return &o->test_one_channel_class;
+	return NULL;
+}
+
 int td_opt_set(struct td_opts *o, const char *name, const char *value,
 	       char *err, size_t errlen)
 {
 	unsigned long vals[TC_MAX_AXES], v;
 	uint64_t x;
-	bool b;
+	bool b, *flag;
 	int n, i;
 
 	if (!strcmp(name, "interface")) {
@@ -140,13 +152,13 @@ int td_opt_set(struct td_opts *o, const char *name, const char *value,
 			return -1;
 		}
 		strcpy(o->ifname, value);
-	} else if (!strcmp(name, "addresses") || !strcmp(name, "sleep")) {
+	} else if ((flag = bool_field(o, name))) {
 		if (parse_bool(value, &b)) {
 			snprintf(err, errlen, "%s: yes or no expected, not '%s'",
 				 name, value);
 			return -1;
 		}
-		*(!strcmp(name, "sleep") ? &o->sleep : &o->addresses) = b;
+		*flag = b;
 	} else if (!strcmp(name, "no-addresses") || !strcmp(name, "no-sleep")) {
 		if (value) {
 			snprintf(err, errlen, "%s takes no value", name);

@@ -43,6 +43,8 @@ struct td_opts {
 	uint16_t	block_dims[TC_MAX_AXES];
 	bool		addresses;	/* install the plan addresses */
 	bool		sleep;		/* sleep to the core's next deadline */
+	/* test knob: every plan in one channel class, a set to refuse */
+	bool		test_one_channel_class;
 	char		config[PATH_MAX];
 	char		pidfile[PATH_MAX];
 	char		statefile[PATH_MAX];

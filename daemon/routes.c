@@ -83,7 +83,7 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 	uint8_t order[TROUTE_MAX_PLANS][TC_MAX_AXES];
 	uint8_t policy[TROUTE_MAX_PLANS][TC_MAX_AXES];
 	struct td_route_exc *exc;
-	unsigned int p, n = 0, dst;
+	unsigned int p, n = 0, dst, k;
 	int err;
 
 	memset(order, 0, sizeof(order));
@@ -104,8 +104,15 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 	exc = calloc(s->exceptions ? s->exceptions : 1, sizeof(*exc));
 	if (!exc)
 		return -ENOMEM;
-	for (dst = 0; dst < s->c.nnodes; dst++) {
-		const struct troute_route *rt = &s->table[dst];
+	/* in the kernel's order (coordinate bytes, x first): no sort there */
+	for (k = 0; k < s->c.nnodes; k++) {
+		unsigned int coord[TORUS_MAX_AXES], a, rest = k;
+		const struct troute_route *rt;
+
+		for (a = s->f.ndims; a-- > 0; rest /= s->f.dims[a])
+			coord[a] = rest % s->f.dims[a];
+		dst = troute_index(&s->c, coord);
+		rt = &s->table[dst];
 
 		if (rt->kind != TROUTE_VIA)
 			continue;
@@ -115,7 +122,7 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 		exc[n].plan1 = rt->plan1;
 		n++;
 	}
-	err = td_nl_route_replace(&d->nl, d->ifindex, exc, n, s->f.ndims);
+	err = td_nl_route_replace(&d->nl, d->ifindex, exc, n);
 	free(exc);
 	return err;
 }
@@ -124,7 +131,8 @@ static void refuse(const struct troute_node_set *s)
 {
 	char msg[200];
 
-	log_err("routes refused: the channel dependency graph of the new route set has a cycle of %u channels (%" PRIu64 " channels, %" PRIu64 " dependencies): nothing installed, the kernel keeps its routes",
+	/* the search stops at the first cycle: what it had seen by then */
+	log_err("routes refused: the channel dependency graph of the new route set has a cycle of %u channels (found after %" PRIu64 " channels and %" PRIu64 " dependencies): nothing installed, the kernel keeps its routes",
 		s->cdg.cycle_len, s->cdg.channels, s->cdg.deps);
 	snprintf(msg, sizeof(msg),
 		 "STATUS=routes refused: channel dependency cycle (%u dead, %u cut cables); previous routes kept",
@@ -167,7 +175,11 @@ static int deadlock_check(struct torusd *d, const struct troute_faults *f,
 	if (!r->have_cdg || r->cdg_geom.ndims != f->ndims ||
 	    r->cdg_geom.wrap != f->wrap ||
 	    memcmp(r->cdg_geom.dims, f->dims, sizeof(f->dims))) {
-		err = troute_cdg_fault_free(f, &r->cdg);
+		/* the test knob: all plans in class 0, a cyclic graph */
+		static const struct troute_cdg_opts one_class;
+
+		err = troute_cdg_fault_free(f, d->opts.test_one_channel_class ?
+					    &one_class : NULL, &r->cdg);
 		if (err)
 			return err;
 		memset(&r->cdg_geom, 0, sizeof(r->cdg_geom));

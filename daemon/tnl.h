@@ -120,11 +120,12 @@ int td_nl_plan_set(struct td_nl *nl, uint32_t ifindex, unsigned int nplans,
 		   const uint8_t (*policy)[TC_MAX_AXES], unsigned int ndims);
 /*
  * Replace the whole exception table by @exc in one TORUS_CMD_ROUTE_BATCH
- * (TORUS_A_ROUTES_REPLACE): the kernel swaps it atomically; n may be 0
+ * (TORUS_A_ROUTES_REPLACE): the kernel swaps it atomically; n may be 0.
+ * Packed records (TORUS_A_ROUTES_PACKED); in the order of their
+ * coordinate bytes, x first, the kernel has nothing to sort.
  */
 int td_nl_route_replace(struct td_nl *nl, uint32_t ifindex,
-			const struct td_route_exc *exc, unsigned int n,
-			unsigned int ndims);
+			const struct td_route_exc *exc, unsigned int n);
 
 /* addresses of device @ifindex (rtnetlink); -E2BIG past @max */
 int td_nl_addr_dump(struct td_nl *nl, uint32_t ifindex,

@@ -79,6 +79,7 @@ static const struct option long_opts[] = {
 	{ "state-file",	required_argument,	NULL, 0 },
 	{ "no-addresses", no_argument,		NULL, 0 },
 	{ "no-sleep",	no_argument,		NULL, 0 },
+	{ "test-one-channel-class", no_argument, NULL, 0 },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ "version",	no_argument,		NULL, 'V' },
 	{ NULL, 0, NULL, 0 }
@@ -91,7 +92,7 @@ static void usage(FILE *f)
 "              [--tick MS] [--hello MS] [--dead MS] [--quiet MS] [--orient MS]\n"
 "              [--axes N] [--block ID --block-coord COORD --block-dims DIMS]\n"
 "              [--pidfile FILE] [--state-file FILE] [--no-addresses]\n"
-"              [--no-sleep]\n"
+"              [--no-sleep] [--test-one-channel-class]\n"
 "       torusd {-h | --help | -V | --version}\n"
 "\n"
 "Discovers the node's coordinates in a torus/mesh fabric and installs them\n"
@@ -118,6 +119,9 @@ static void usage(FILE *f)
 "      --no-addresses    do not install the plan addresses on DEV\n"
 "      --no-sleep        run every tick instead of sleeping to the next\n"
 "                        deadline (to compare wake-ups)\n"
+"      --test-one-channel-class  test knob: check the routes with every plan\n"
+"                        in one virtual channel class, a cyclic set that\n"
+"                        torusd must refuse (the kernel keeps its routes)\n"
 "  -h, --help            this text\n"
 "  -V, --version         the version\n"
 "\n"

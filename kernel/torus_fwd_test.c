@@ -11,8 +11,11 @@
 #include <linux/etherdevice.h>
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
+#include <linux/completion.h>
 #include <linux/rtnetlink.h>
+#include <linux/sched.h>
 #include <net/checksum.h>
+#include <net/net_namespace.h>
 #include <net/rtnetlink.h>
 #include <net/sch_generic.h>
 
@@ -321,6 +324,98 @@ static void torus_fwd_cut_cable_carries_nothing(struct kunit *test)
 			1ULL);
 }
 
+/*
+ * A cut is told to the node (and so to torusd) at once, not when the
+ * link watcher gets to it: that needs RTNL, held here throughout.
+ */
+static void torus_fwd_cut_tells_the_node_at_once(struct kunit *test)
+{
+	struct torus_fwd_fixture *fx = test->priv;
+	struct torus_node *node = netdev_priv(fx->node);
+	u32 gen;
+
+	rtnl_lock();
+	gen = node->generation;
+	KUNIT_EXPECT_EQ(test, torport_set_cable(fx->a_in, 0, -1, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(fx->a_port));
+	KUNIT_EXPECT_NE(test, node->generation, gen);
+	gen = node->generation;
+	KUNIT_EXPECT_EQ(test, torport_set_cable(fx->a_in, 1, -1, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(fx->a_port));
+	KUNIT_EXPECT_NE(test, node->generation, gen);
+	rtnl_unlock();
+}
+
+struct torus_fwd_netns_watch {
+	struct notifier_block nb;
+	struct net_device *near, *far;
+	bool far_going_down;
+	bool near_carrier_then;		/* when the far end went down */
+	struct completion near_gone;
+};
+
+static int torus_fwd_netns_event(struct notifier_block *nb,
+				 unsigned long event, void *ptr)
+{
+	struct net_device *dev = netdev_notifier_info_to_dev(ptr);
+	struct torus_fwd_netns_watch *w =
+		container_of(nb, struct torus_fwd_netns_watch, nb);
+
+	if (event == NETDEV_GOING_DOWN && dev == w->far &&
+	    !w->far_going_down) {
+		w->far_going_down = true;
+		w->near_carrier_then = netif_carrier_ok(w->near);
+	}
+	if (event == NETDEV_UNREGISTER && dev == w->near)
+		complete(&w->near_gone);
+	return NOTIFY_DONE;
+}
+
+/*
+ * The far end's namespace loses its last reference (a node dies): the
+ * near end has lost its carrier before the far end is even closed,
+ * which cleanup_net() does only after a grace period and every pernet
+ * exit method.  Both ends are gone in the end.
+ */
+static void torus_fwd_netns_exit_drops_carrier_first(struct kunit *test)
+{
+	struct torus_fwd_netns_watch *w;
+	struct net *net;
+	int err;
+
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	init_completion(&w->near_gone);
+	w->nb.notifier_call = torus_fwd_netns_event;
+	net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(net));
+	rtnl_lock();
+	w->near = torus_fwd_cable(test, &w->far);
+	err = w->near ? dev_change_net_namespace(w->far, net, "ktp%d") :
+			-ENOMEM;
+	if (!err)
+		err = dev_open(w->near, NULL) ?: dev_open(w->far, NULL);
+	if (!err && !netif_carrier_ok(w->near))
+		err = -ENOLINK;
+	if (err && w->near) {
+		LIST_HEAD(list);
+
+		torport_link_ops.dellink(w->near, &list);
+		unregister_netdevice_many(&list);
+	}
+	rtnl_unlock();
+	if (!err)
+		err = register_netdevice_notifier(&w->nb);
+	/* the last reference: cleanup_net() dismantles the namespace */
+	put_net(net);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&w->near_gone,
+							  30 * HZ), 0UL);
+	unregister_netdevice_notifier(&w->nb);
+	KUNIT_EXPECT_TRUE(test, w->far_going_down);
+	KUNIT_EXPECT_FALSE(test, w->near_carrier_then);
+}
+
 /* A frame the peer cannot take because it is down is link_down, not
  * too_big.
  */
@@ -432,6 +527,8 @@ static struct kunit_case torus_fwd_test_cases[] = {
 	KUNIT_CASE(torus_fwd_spoofed_dropped),
 	KUNIT_CASE(torus_fwd_cut_cable_carries_nothing),
 	KUNIT_CASE(torus_fwd_peer_down_reason),
+	KUNIT_CASE(torus_fwd_cut_tells_the_node_at_once),
+	KUNIT_CASE(torus_fwd_netns_exit_drops_carrier_first),
 	KUNIT_CASE(torus_fwd_lamb_is_no_endpoint),
 	KUNIT_CASE(torus_fwd_sets_vc),
 	KUNIT_CASE(torus_fwd_plan_missing_dropped),

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * torus.ko: a self-configuring torus/mesh fabric.  Module init and exit:
- * segmentation of fabric frames, the netdev notifier, the two link types, then the generic netlink
- * family last, so userspace never sees a half-ready module.
+ * segmentation of fabric frames, the cables' namespace hook, the netdev
+ * notifier, the two link types, then the generic netlink family last, so
+ * userspace never sees a half-ready module.
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
@@ -15,9 +16,12 @@ static int __init torus_init(void)
 	int err;
 
 	torus_gso_init();
-	err = torus_node_notifier_init();
+	err = torport_pernet_register();
 	if (err)
 		goto err_gso;
+	err = torus_node_notifier_init();
+	if (err)
+		goto err_pernet;
 	err = rtnl_link_register(&torus_node_link_ops);
 	if (err)
 		goto err_notifier;
@@ -35,6 +39,8 @@ err_node_link:
 	rtnl_link_unregister(&torus_node_link_ops);
 err_notifier:
 	torus_node_notifier_exit();
+err_pernet:
+	torport_pernet_unregister();
 err_gso:
 	torus_gso_exit();
 	return err;
@@ -46,6 +52,7 @@ static void __exit torus_exit(void)
 	rtnl_link_unregister(&torport_link_ops);
 	rtnl_link_unregister(&torus_node_link_ops);
 	torus_node_notifier_exit();
+	torport_pernet_unregister();
 	torus_gso_exit();
 	/* ports and tables are freed by RCU callbacks in this module */
 	rcu_barrier();

@@ -82,6 +82,18 @@ static const struct nla_policy torus_plan_policy[TORUS_PLAN_A_MAX + 1] = {
 	[TORUS_PLAN_A_POLICY]	= NLA_POLICY_NESTED(torus_plan_dirs_policy),
 };
 
+/* Whole struct torus_exc_rec records, at least one. */
+static int torus_nl_validate_recs(const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	if (!nla_len(attr) || nla_len(attr) % sizeof(struct torus_exc_rec)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "torus: packed exceptions are whole 20-byte records");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_IFINDEX]	= { .type = NLA_U32 },
 	[TORUS_A_IFNAME]	= { .type = NLA_STRING, .len = IFNAMSIZ - 1 },
@@ -122,6 +134,8 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_COLL_SEQ]	= { .type = NLA_REJECT },
 	[TORUS_A_COLL_RESULT]	= { .type = NLA_REJECT },
 	[TORUS_A_COLL_ERROR]	= { .type = NLA_REJECT },
+	[TORUS_A_ROUTES_PACKED]	= NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+						 torus_nl_validate_recs),
 };
 
 /* ---- parsing helpers ---- */
@@ -1101,7 +1115,8 @@ out:
  * exception that changes nothing (neither via, dir nor a plan) is
  * refused.
  */
-static int torus_nl_parse_exc(struct nlattr *nest, const struct torus_geom *g,
+static int torus_nl_parse_exc(const struct nlattr *nest,
+			      const struct torus_geom *g,
 			      struct torus_route_exc *exc,
 			      struct netlink_ext_ack *extack)
 {
@@ -1151,6 +1166,31 @@ static int torus_nl_parse_exc(struct nlattr *nest, const struct torus_geom *g,
 		NL_SET_ERR_MSG_ATTR(extack, tb[TORUS_ROUTE_A_DIR],
 				    "torus: direction on an axis the node does not have");
 		return -ERANGE;
+	}
+	return 0;
+}
+
+/* The records of one TORUS_A_ROUTES_PACKED into @batch at *@n. */
+static int torus_nl_parse_recs(const struct nlattr *attr,
+			       const struct torus_geom *g,
+			       struct torus_route_exc *batch, u32 *n,
+			       struct netlink_ext_ack *extack)
+{
+	const struct torus_exc_rec *rec = nla_data(attr);
+	u32 i, count = nla_len(attr) / sizeof(*rec);
+
+	BUILD_BUG_ON(sizeof(*rec) != 20);
+	for (i = 0; i < count; i++) {
+		const char *why = torus_exc_from_rec(&rec[i], g,
+							 &batch[(*n)++]);
+
+		if (why) {
+			/* why is a string literal of torus_route.c's */
+			NL_SET_BAD_ATTR(extack, attr);
+			if (extack)
+				extack->_msg = why;
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -1220,6 +1260,64 @@ out:
 	return err;
 }
 
+/**
+ * torus_nl_route_batch_parse - the exceptions of a ROUTE_BATCH request
+ * @head: its first attribute (the policy already checked them)
+ * @len: the attributes' length
+ * @g: the node's geometry
+ * @batch: set to the exceptions (kvfree() it) when 0 is returned
+ * @n: set to their number
+ * @extack: error reporting
+ *
+ * TORUS_A_ROUTE nests and TORUS_A_ROUTES_PACKED records, each repeated.
+ *
+ * Return: 0 or -errno.
+ */
+int torus_nl_route_batch_parse(const struct nlattr *head, int len,
+			       const struct torus_geom *g,
+			       struct torus_route_exc **batch, u32 *n,
+			       struct netlink_ext_ack *extack)
+{
+	const struct nlattr *attr;
+	int err = 0, rem;
+	u32 count = 0;
+
+	nla_for_each_attr(attr, head, len, rem) {
+		if (nla_type(attr) == TORUS_A_ROUTE)
+			count++;
+		else if (nla_type(attr) == TORUS_A_ROUTES_PACKED)
+			count += nla_len(attr) / sizeof(struct torus_exc_rec);
+	}
+	if (count > TORUS_MAX_ROUTES) {
+		NL_SET_ERR_MSG(extack,
+			       "torus: more exceptions than a table holds");
+		return -ENOSPC;
+	}
+	*batch = kvmalloc_array(max(count, 1U), sizeof(**batch), GFP_KERNEL);
+	if (!*batch)
+		return -ENOMEM;
+	*n = 0;
+	nla_for_each_attr(attr, head, len, rem) {
+		if (nla_type(attr) == TORUS_A_ROUTE)
+			err = torus_nl_parse_exc(attr, g,
+						 &(*batch)[(*n)++], extack);
+		else if (nla_type(attr) == TORUS_A_ROUTES_PACKED)
+			err = torus_nl_parse_recs(attr, g, *batch, n, extack);
+		if (err) {
+			kvfree(*batch);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* What genetlink checks before a handler runs (KUnit benchmarks it). */
+int torus_nl_validate_request(const struct nlattr *head, int len,
+			      struct netlink_ext_ack *extack)
+{
+	return nla_validate(head, len, TORUS_A_MAX, torus_policy, extack);
+}
+
 /*
  * Many exceptions in one request: a batch of n costs one sort and one
  * table copy, where n single ROUTE_SETs copy the table n times.
@@ -1228,26 +1326,12 @@ static int torus_nl_route_batch_doit(struct sk_buff *skb,
 				     struct genl_info *info)
 {
 	struct netlink_ext_ack *extack = info->extack;
-	struct torus_route_exc *batch;
+	struct torus_route_exc *batch = NULL;
 	const struct torus_geom *g;
 	struct torus_node *node;
 	struct torus_rtable *rt;
-	struct nlattr *attr;
 	u32 n = 0;
-	int err, rem;
-
-	/* TORUS_A_ROUTE repeated: info->attrs[] holds only the last */
-	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
-			  genlmsg_len(info->genlhdr), rem)
-		n += nla_type(attr) == TORUS_A_ROUTE;
-	if (n > TORUS_MAX_ROUTES) {
-		NL_SET_ERR_MSG(extack,
-			       "torus: more exceptions than a table holds");
-		return -ENOSPC;
-	}
-	batch = kvmalloc_array(max(n, 1U), sizeof(*batch), GFP_KERNEL);
-	if (!batch)
-		return -ENOMEM;
+	int err;
 
 	rtnl_lock();
 	node = torus_nl_get_node(info);
@@ -1260,15 +1344,11 @@ static int torus_nl_route_batch_doit(struct sk_buff *skb,
 		err = -ENETUNREACH;
 		goto out;
 	}
-	n = 0;
-	nla_for_each_attr(attr, genlmsg_data(info->genlhdr),
-			  genlmsg_len(info->genlhdr), rem) {
-		if (nla_type(attr) != TORUS_A_ROUTE)
-			continue;
-		err = torus_nl_parse_exc(attr, g, &batch[n++], extack);
-		if (err)
-			goto out;
-	}
+	err = torus_nl_route_batch_parse(genlmsg_data(info->genlhdr),
+					 genlmsg_len(info->genlhdr), g, &batch,
+					 &n, extack);
+	if (err)
+		goto out;
 	rt = torus_rtable_build(rtnl_dereference(node->routes), batch, n,
 				nla_get_flag(info->attrs[TORUS_A_ROUTES_REPLACE]),
 				GFP_KERNEL);

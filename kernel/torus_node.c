@@ -498,6 +498,28 @@ struct rtnl_link_ops torus_node_link_ops = {
 	.fill_slave_info = torus_node_fill_slave_info,
 };
 
+/**
+ * torus_node_port_changed - announce a port's new state or carrier
+ * @dev: the port's device; nothing happens if it is no node's port
+ *
+ * Called from the netdev notifier, and by torport cables as soon as
+ * their carrier changes: the link watcher's NETDEV_CHANGE may come a
+ * second later (it holds back events it deems not urgent, such as a
+ * port whose peer has the same ifindex in another namespace).  RTNL.
+ */
+void torus_node_port_changed(struct net_device *dev)
+{
+	struct torus_port *port = torus_port_from_dev(dev);
+
+	if (!port)
+		return;
+	/* collectives waiting across a dead cable fail now */
+	if (!netif_running(dev) || !netif_carrier_ok(dev))
+		torus_coll_port_down(port->node, port);
+	port->node->generation++;
+	torus_notify_port(port);
+}
+
 /* A port going away leaves its node; carrier changes are announced. */
 static int torus_node_netdev_event(struct notifier_block *nb,
 				   unsigned long event, void *ptr)
@@ -516,11 +538,7 @@ static int torus_node_netdev_event(struct notifier_block *nb,
 	case NETDEV_UP:
 	case NETDEV_DOWN:
 	case NETDEV_CHANGE:
-		/* collectives waiting across a dead cable fail now */
-		if (!netif_running(dev) || !netif_carrier_ok(dev))
-			torus_coll_port_down(port->node, port);
-		port->node->generation++;
-		torus_notify_port(port);
+		torus_node_port_changed(dev);
 		break;
 	case NETDEV_CHANGEMTU:
 	case NETDEV_FEAT_CHANGE:

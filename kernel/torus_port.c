@@ -25,20 +25,33 @@ bool netif_is_torport(const struct net_device *dev)
 	return dev->netdev_ops == &torport_netdev_ops;
 }
 
-/* Carrier is on when both ends are up and the cable is not cut.  RTNL. */
+/* A change of carrier is told to the node at once, not by linkwatch. */
+static void torport_set_carrier(struct net_device *dev, bool on)
+{
+	if (on == netif_carrier_ok(dev))
+		return;
+	if (on)
+		netif_carrier_on(dev);
+	else
+		netif_carrier_off(dev);
+	torus_node_port_changed(dev);
+}
+
+/*
+ * Carrier is on when both ends are up, the cable is not cut and neither
+ * end's namespace is being dismantled (check_net()).  RTNL.
+ */
 static void torport_update_carrier(struct net_device *dev)
 {
 	struct torport_priv *priv = netdev_priv(dev);
 	struct net_device *peer = rtnl_dereference(priv->peer);
+	bool on = peer && !priv->cut && netif_running(dev) &&
+		  netif_running(peer) && check_net(dev_net(dev)) &&
+		  check_net(dev_net(peer));
 
-	if (peer && !priv->cut && netif_running(dev) && netif_running(peer)) {
-		netif_carrier_on(dev);
-		netif_carrier_on(peer);
-	} else {
-		netif_carrier_off(dev);
-		if (peer)
-			netif_carrier_off(peer);
-	}
+	torport_set_carrier(dev, on);
+	if (peer)
+		torport_set_carrier(peer, on);
 }
 
 static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -436,4 +449,37 @@ int torport_set_cable(struct net_device *dev, int carrier, s64 loss_ppm,
 		torport_update_carrier(dev);
 	}
 	return 0;
+}
+
+/*
+ * A namespace whose last reference is gone (a node that died): its
+ * cables lose carrier now, at both ends.  cleanup_net() deletes its
+ * devices only after an RCU grace period and the exit methods of every
+ * pernet subsystem, a second or more on a loaded machine, while the
+ * neighbours in other namespaces should reroute at once, as when a
+ * machine loses power.
+ */
+static void __net_exit torport_net_pre_exit(struct net *net)
+{
+	struct net_device *dev;
+
+	rtnl_lock();
+	for_each_netdev(net, dev)
+		if (netif_is_torport(dev))
+			torport_update_carrier(dev);
+	rtnl_unlock();
+}
+
+static struct pernet_operations torport_net_ops = {
+	.pre_exit	= torport_net_pre_exit,
+};
+
+int torport_pernet_register(void)
+{
+	return register_pernet_device(&torport_net_ops);
+}
+
+void torport_pernet_unregister(void)
+{
+	unregister_pernet_device(&torport_net_ops);
 }

@@ -287,6 +287,7 @@ int torus_node_set_fib(struct torus_node *node, const struct torus_geom *g,
 u8 torus_port_global_dir(const struct torus_fib *fib,
 			 const struct torus_port *port);
 void torus_node_release_port(struct torus_port *port);
+void torus_node_port_changed(struct net_device *dev);
 int torus_node_notifier_init(void);
 void torus_node_notifier_exit(void);
 
@@ -295,6 +296,8 @@ extern struct rtnl_link_ops torport_link_ops;
 bool netif_is_torport(const struct net_device *dev);
 int torport_set_cable(struct net_device *dev, int carrier, s64 loss_ppm,
 		      struct netlink_ext_ack *extack);
+int torport_pernet_register(void);
+void torport_pernet_unregister(void);
 
 /* torus_fwd.c: data path */
 netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev);
@@ -328,6 +331,15 @@ unsigned int torus_diameter(const struct torus_geom *g);
 int torus_rtable_revalidate(const struct torus_rtable *old,
 			    const struct torus_geom *g, gfp_t gfp,
 			    struct torus_rtable **out);
+int torus_nl_route_batch_parse(const struct nlattr *head, int len,
+			       const struct torus_geom *g,
+			       struct torus_route_exc **batch, u32 *n,
+			       struct netlink_ext_ack *extack);
+int torus_nl_validate_request(const struct nlattr *head, int len,
+			      struct netlink_ext_ack *extack);
+const char *torus_exc_from_rec(const struct torus_exc_rec *rec,
+			       const struct torus_geom *g,
+			       struct torus_route_exc *exc);
 struct torus_rtable *torus_rtable_build(const struct torus_rtable *old,
 					struct torus_route_exc *batch, u32 n,
 					bool replace, gfp_t gfp);

@@ -582,6 +582,46 @@ int torus_rtable_revalidate(const struct torus_rtable *old,
 	return old->count - n;
 }
 
+/**
+ * torus_exc_from_rec - one packed record as an exception
+ * @rec: the record (TORUS_A_ROUTES_PACKED)
+ * @g: the node's geometry
+ * @exc: the exception
+ *
+ * The rules of a TORUS_A_ROUTE nest (torus_nl_parse_exc()).
+ *
+ * Return: NULL, or why the record is refused.
+ */
+const char *torus_exc_from_rec(const struct torus_exc_rec *rec,
+			       const struct torus_geom *g,
+			       struct torus_route_exc *exc)
+{
+	bool via = rec->flags & TORUS_EXC_REC_VIA;
+
+	if (rec->flags & ~TORUS_EXC_REC_VIA)
+		return "torus: unknown flags in a packed exception";
+	if (rec->plan >= TORUS_MAX_PLANS || rec->plan1 >= TORUS_MAX_PLANS)
+		return "torus: plan out of range in a packed exception";
+	if (rec->dir != TORUS_DIR_NONE && rec->dir >= TORUS_MAX_DIRS)
+		return "torus: direction out of range in a packed exception";
+	if ((via && rec->dir != TORUS_DIR_NONE) ||
+	    (!via && rec->dir == TORUS_DIR_NONE && !rec->plan))
+		return "torus: an exception needs one of via, dir or a plan other than 0";
+	if (!via && rec->plan1)
+		return "torus: a plan for round 1 needs an intermediate node (via)";
+	memset(exc, 0, sizeof(*exc));
+	memcpy(exc->dst, rec->dst, TORUS_MAX_AXES);
+	exc->dir = rec->dir;
+	exc->plan = rec->plan;
+	exc->plan1 = via ? rec->plan1 : rec->plan;
+	exc->has_via = via;
+	if (via)
+		memcpy(exc->via, rec->via, TORUS_MAX_AXES);
+	if (!torus_exc_valid(g, exc))
+		return "torus: a packed exception outside the node's geometry";
+	return NULL;
+}
+
 static int torus_exc_sort_cmp(const void *a, const void *b)
 {
 	const struct torus_route_exc *x = a, *y = b;
@@ -598,8 +638,8 @@ static int torus_exc_sort_cmp(const void *a, const void *b)
  *	into @old, a batch entry replacing an old one for the same @dst
  * @gfp: allocation flags
  *
- * One sort and one merge, so loading n exceptions costs O(n log n)
- * rather than a table copy per exception.
+ * One sort (none for a batch in order) and one merge, so loading n
+ * exceptions costs O(n log n) rather than a table copy per exception.
  *
  * Return: the new table, NULL if it is empty, ERR_PTR(-EEXIST) if the
  * batch names a destination twice, -ENOSPC beyond TORUS_MAX_ROUTES, or
@@ -612,10 +652,16 @@ struct torus_rtable *torus_rtable_build(const struct torus_rtable *old,
 	u32 nold = replace || !old ? 0 : old->count, i = 0, j = 0, k = 0;
 	struct torus_rtable *rt;
 
-	sort(batch, n, sizeof(*batch), torus_exc_sort_cmp, NULL);
+	/* torusd sends its tables in order: a check instead of a sort */
 	for (i = 1; i < n; i++)
-		if (!torus_exc_sort_cmp(&batch[i - 1], &batch[i]))
-			return ERR_PTR(-EEXIST);
+		if (torus_exc_sort_cmp(&batch[i - 1], &batch[i]) >= 0)
+			break;
+	if (i < n) {
+		sort(batch, n, sizeof(*batch), torus_exc_sort_cmp, NULL);
+		for (i = 1; i < n; i++)
+			if (!torus_exc_sort_cmp(&batch[i - 1], &batch[i]))
+				return ERR_PTR(-EEXIST);
+	}
 	if (n + nold == 0)
 		return NULL;
 	if (n > TORUS_MAX_ROUTES)

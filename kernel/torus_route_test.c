@@ -6,6 +6,7 @@
 #include <kunit/test.h>
 #include <linux/ktime.h>
 #include <linux/slab.h>
+#include <net/netlink.h>
 #include <linux/timekeeping.h>
 
 #include "torus_priv.h"
@@ -1036,6 +1037,209 @@ static void torus_rtable_large(struct kunit *test)
 	kvfree(batch);
 }
 
+/* Packed records follow the rules of TORUS_A_ROUTE nests. */
+static void torus_exc_rec_rules(struct kunit *test)
+{
+	const struct torus_geom g = { .ndims = 2, .dims = { 4, 4 },
+				      .wrap = 0x3 };
+	const struct torus_exc_rec ok_via = {
+		.dst = { 3, 2 }, .via = { 1, 1 }, .plan = 1, .plan1 = 2,
+		.dir = TORUS_DIR_NONE, .flags = TORUS_EXC_REC_VIA,
+	};
+	const struct torus_exc_rec bad[] = {
+		{ .dst = { 3, 2 }, .dir = TORUS_DIR_NONE },	/* no change */
+		{ .dst = { 3, 2 }, .dir = TORUS_DIR(0, 0), .flags = 0x2 },
+		{ .dst = { 3, 2 }, .dir = TORUS_DIR(0, 0),
+		  .flags = TORUS_EXC_REC_VIA },		/* via and dir */
+		{ .dst = { 3, 2 }, .dir = TORUS_DIR(0, 0), .plan1 = 1 },
+		{ .dst = { 3, 2 }, .dir = TORUS_DIR(2, 0) },	/* no axis z */
+		{ .dst = { 4, 2 }, .dir = TORUS_DIR(0, 0) },	/* outside */
+		{ .dst = { 3, 2 }, .via = { 0, 9 }, .dir = TORUS_DIR_NONE,
+		  .flags = TORUS_EXC_REC_VIA },
+		{ .dst = { 3, 2 }, .dir = TORUS_DIR_NONE,
+		  .plan = TORUS_MAX_PLANS },
+	};
+	struct torus_exc_rec dir_only = {
+		.dst = { 0, 3 }, .dir = TORUS_DIR(1, 1),
+	};
+	struct torus_route_exc exc;
+	unsigned int i;
+
+	KUNIT_EXPECT_NULL(test, torus_exc_from_rec(&ok_via, &g, &exc));
+	KUNIT_EXPECT_TRUE(test, exc.has_via);
+	KUNIT_EXPECT_EQ(test, exc.via[1], 1);
+	KUNIT_EXPECT_EQ(test, exc.plan, 1);
+	KUNIT_EXPECT_EQ(test, exc.plan1, 2);
+	KUNIT_EXPECT_NULL(test, torus_exc_from_rec(&dir_only, &g, &exc));
+	KUNIT_EXPECT_FALSE(test, exc.has_via);
+	KUNIT_EXPECT_EQ(test, exc.dir, TORUS_DIR(1, 1));
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_NOT_NULL_MSG(test,
+					  torus_exc_from_rec(&bad[i], &g, &exc),
+					  "record %u accepted", i);
+}
+
+static void torus_rtable_free_build(struct torus_rtable *rt)
+{
+	if (!IS_ERR_OR_NULL(rt))
+		kvfree(rt);
+}
+
+/* Append an attribute at *@p; returns it (a nest's length is fixed later). */
+static struct nlattr *torus_test_put(u8 **p, u16 type, const void *data,
+				     int len)
+{
+	struct nlattr *nla = (struct nlattr *)*p;
+
+	nla->nla_type = type;
+	nla->nla_len = nla_attr_size(len);
+	if (data)
+		memcpy(nla_data(nla), data, len);
+	memset((u8 *)nla + nla->nla_len, 0, nla_total_size(len) - nla->nla_len);
+	*p += nla_total_size(len);
+	return nla;
+}
+
+static void torus_test_put_coord(u8 **p, u16 type, const u8 *c)
+{
+	struct nlattr *nest = torus_test_put(p, type | NLA_F_NESTED, NULL, 0);
+	u32 v;
+	int a;
+
+	for (a = 0; a < 2; a++) {
+		v = c[a];
+		torus_test_put(p, a + 1, &v, sizeof(v));
+	}
+	nest->nla_len = *p - (u8 *)nest;
+}
+
+/* The request of @n via exceptions, as nests or as packed records. */
+static int torus_test_request(u8 *buf, const struct torus_route_exc *exc,
+			      u32 n, bool packed)
+{
+	u8 *p = buf;
+	u32 i, k;
+
+	for (i = 0; i < n && packed; i += k) {
+		u32 chunk = min_t(u32, n - i, TORUS_EXC_RECS_PER_ATTR);
+		struct torus_exc_rec *rec;
+		struct nlattr *nla;
+
+		nla = torus_test_put(&p, TORUS_A_ROUTES_PACKED, NULL,
+				     chunk * sizeof(*rec));
+		rec = nla_data(nla);
+		memset(rec, 0, chunk * sizeof(*rec));
+		for (k = 0; k < chunk; k++) {
+			memcpy(rec[k].dst, exc[i + k].dst, TORUS_MAX_AXES);
+			memcpy(rec[k].via, exc[i + k].via, TORUS_MAX_AXES);
+			rec[k].plan = exc[i + k].plan;
+			rec[k].plan1 = exc[i + k].plan1;
+			rec[k].dir = TORUS_DIR_NONE;
+			rec[k].flags = TORUS_EXC_REC_VIA;
+		}
+	}
+	for (i = 0; i < n && !packed; i++) {
+		struct nlattr *nest;
+
+		nest = torus_test_put(&p, TORUS_A_ROUTE | NLA_F_NESTED, NULL, 0);
+		torus_test_put_coord(&p, TORUS_ROUTE_A_DST, exc[i].dst);
+		torus_test_put_coord(&p, TORUS_ROUTE_A_VIA, exc[i].via);
+		torus_test_put(&p, TORUS_ROUTE_A_PLAN, &exc[i].plan, 1);
+		torus_test_put(&p, TORUS_ROUTE_A_PLAN1, &exc[i].plan1, 1);
+		nest->nla_len = p - (u8 *)nest;
+	}
+	return p - buf;
+}
+
+/*
+ * What a ROUTE_BATCH of 40,000 via exceptions costs the kernel once it
+ * has the message: the policy check genetlink makes, parsing, and the
+ * table's build (hash; no sort: the batch is in order, as torusd sends
+ * it) and swap; TORUS_A_ROUTE nests (the tool's request) beside packed
+ * records (torusd's), best of three each, alternated.  The tables built
+ * are the same.
+ */
+static void torus_route_batch_install_bench(struct kunit *test)
+{
+	const struct torus_geom g = { .ndims = 2, .dims = { 256, 256 },
+				      .wrap = 0x3 };
+	u64 best_parse[2] = { U64_MAX, U64_MAX };
+	u64 best_build[2] = { U64_MAX, U64_MAX };
+	struct torus_rtable __rcu *live = NULL;
+	struct torus_route_exc *exc, *batch;
+	int len[2], round, form;
+	struct torus_rtable *rt;
+	u8 *req[2];
+	u32 i, n;
+
+	exc = kvcalloc(TORUS_TEST_BIG, sizeof(*exc), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, exc);
+	for (i = 0; i < TORUS_TEST_BIG; i++) {
+		u32 node = (i * 40503u) & 0xffff;
+
+		exc[i].dst[0] = node & 0xff;
+		exc[i].dst[1] = node >> 8;
+		exc[i].via[0] = exc[i].dst[0];
+		exc[i].has_via = true;
+		exc[i].dir = TORUS_DIR_NONE;
+		exc[i].plan = i & 3;
+		exc[i].plan1 = (i >> 2) & 3;
+	}
+	/* in order, as torusd sends them */
+	torus_rtable_free_build(torus_rtable_build(NULL, exc, TORUS_TEST_BIG,
+						   true, GFP_KERNEL));
+	for (form = 0; form < 2; form++) {
+		req[form] = kvmalloc(TORUS_TEST_BIG * 96, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, req[form]);
+		len[form] = torus_test_request(req[form], exc, TORUS_TEST_BIG,
+					       form);
+	}
+	for (round = 0; round < 3; round++) {
+		for (form = 0; form < 2; form++) {
+			const struct nlattr *head = (void *)req[form];
+			u64 t0 = ktime_get_ns(), t1;
+			int err;
+
+			err = torus_nl_validate_request(head, len[form], NULL);
+			KUNIT_ASSERT_EQ(test, err, 0);
+			err = torus_nl_route_batch_parse(head, len[form], &g,
+							 &batch, &n, NULL);
+			KUNIT_ASSERT_EQ(test, err, 0);
+			KUNIT_ASSERT_EQ(test, n, TORUS_TEST_BIG);
+			t1 = ktime_get_ns();
+			rt = torus_rtable_build(NULL, batch, n, true,
+						GFP_KERNEL);
+			KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rt));
+			/* the swap torus_nl_publish_routes() makes */
+			rt = rcu_replace_pointer(live, rt, true);
+			if (rt)
+				kvfree_rcu(rt, rcu);
+			best_parse[form] = min(best_parse[form], t1 - t0);
+			best_build[form] = min(best_build[form],
+					       ktime_get_ns() - t1);
+			kvfree(batch);
+		}
+		rt = rcu_dereference_protected(live, true);
+		for (i = 0; i < TORUS_TEST_BIG; i += 997) {
+			const struct torus_route_exc *e;
+
+			e = torus_rtable_lookup(rt, exc[i].dst);
+			KUNIT_ASSERT_NOT_NULL(test, e);
+			KUNIT_EXPECT_EQ(test, e->plan1, exc[i].plan1);
+			KUNIT_EXPECT_EQ(test, e->via[0], exc[i].via[0]);
+		}
+	}
+	kunit_info(test,
+		   "%u via exceptions: nests %d bytes, check+parse %llu us, build+swap %llu us; packed %d bytes, check+parse %llu us, build+swap %llu us (best of 3)\n",
+		   TORUS_TEST_BIG, len[0], div_u64(best_parse[0], 1000),
+		   div_u64(best_build[0], 1000), len[1],
+		   div_u64(best_parse[1], 1000), div_u64(best_build[1], 1000));
+	kvfree(rcu_dereference_protected(live, true));
+	kvfree(req[0]);
+	kvfree(req[1]);
+	kvfree(exc);
+}
+
 static struct kunit_case torus_route_test_cases[] = {
 	KUNIT_CASE_PARAM(torus_dor_all_pairs, torus_geom_gen_params),
 	KUNIT_CASE_PARAM(torus_dor_table, torus_dor_gen_params),
@@ -1054,6 +1258,8 @@ static struct kunit_case torus_route_test_cases[] = {
 	KUNIT_CASE_PARAM(torus_detour_one_cut, torus_detour_geom_gen_params),
 	KUNIT_CASE(torus_detour_choices),
 	KUNIT_CASE(torus_rtable_large),
+	KUNIT_CASE(torus_exc_rec_rules),
+	KUNIT_CASE(torus_route_batch_install_bench),
 	{}
 };
 

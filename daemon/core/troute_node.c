@@ -50,6 +50,7 @@ int troute_node_build(const struct troute_faults *f, unsigned int self,
 }
 
 int troute_cdg_fault_free(const struct troute_faults *f,
+			  const struct troute_cdg_opts *o,
 			  struct troute_cdg_result *r)
 {
 	unsigned int a, nnodes = 1;
@@ -71,7 +72,7 @@ int troute_cdg_fault_free(const struct troute_faults *f,
 	err = troute_ctx_init(&c, &none);
 	if (!err) {
 		troute_planset_free(&none, &ps);
-		err = troute_cdg_check(&c, &ps, NULL, r);
+		err = troute_cdg_check(&c, &ps, o, r);
 	}
 	troute_ctx_free(&c);
 out:

@@ -59,12 +59,14 @@ int troute_node_routes(const struct troute_faults *f, unsigned int self,
 		       struct troute_node_set *s);
 /*
  * The deadlock check of the fault-free fabric of @f's geometry under
- * the free plan set.  The channel dependency graph of any fault set is a
+ * the free plan set (@o as in troute_node_build(), NULL: the fabric's
+ * classes).  The channel dependency graph of any fault set is a
  * subgraph of it (faults only remove channels and their dependencies,
  * troute_cdg.c), so an acyclic verdict here proves every fault set's
  * routes deadlock-free: a daemon checks once per geometry.
  */
 int troute_cdg_fault_free(const struct troute_faults *f,
+			  const struct troute_cdg_opts *o,
 			  struct troute_cdg_result *r);
 
 /**

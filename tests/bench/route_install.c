@@ -9,7 +9,7 @@
  *	torusd-route-install DEV FILE ROUNDS
  *
  * FILE: one exception a line, "DST via VIA" with coordinates X,Y,Z (the
- * tool's batch format, via lines only).  Prints one JSON object: the
+ * tool's batch format, via lines only), sent in torusd's order.  Prints one JSON object: the
  * exceptions, the best and the mean time per install in ms.
  */
 #include <errno.h>
@@ -85,6 +85,12 @@ static int read_table(const char *path, struct td_route_exc **out,
 	return 0;
 }
 
+static int exc_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct td_route_exc *)a)->dst,
+		      ((const struct td_route_exc *)b)->dst, TC_MAX_AXES);
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int n = 0, ndims = 0, rounds, i, ifindex;
@@ -110,13 +116,15 @@ int main(int argc, char **argv)
 			strerror(-err));
 		return 2;
 	}
+	/* torusd emits its table in this order as it walks it (routes.c) */
+	qsort(exc, n, sizeof(*exc), exc_cmp);
 	if (td_nl_open(&nl)) {
 		fprintf(stderr, "%s: %s\n", argv[0], nl.err);
 		return 1;
 	}
 	for (i = 0; i < rounds; i++) {
 		t = now_ms();
-		err = td_nl_route_replace(&nl, ifindex, exc, n, ndims);
+		err = td_nl_route_replace(&nl, ifindex, exc, n);
 		t = now_ms() - t;
 		if (err) {
 			fprintf(stderr, "%s: %s\n", argv[0], nl.err);

@@ -181,6 +181,7 @@ UNIT_TEST(troute_node_fault_free_needs_nothing)
 UNIT_TEST(troute_node_cyclic_set_is_flagged)
 {
 	struct troute_cdg_opts o = { 0 };
+	struct troute_cdg_result r;
 	struct troute_node_set s;
 	struct fab fb;
 
@@ -188,6 +189,9 @@ UNIT_TEST(troute_node_cyclic_set_is_flagged)
 	UNIT_CHECK(!troute_node_build(&fb.f, 0, &o, &s));
 	UNIT_CHECK(!s.cdg.acyclic && s.cdg.cycle_len > 0);
 	troute_node_free(&s);
+	/* torusd's knob (--test-one-channel-class) checks this graph */
+	UNIT_CHECK(!troute_cdg_fault_free(&fb.f, &o, &r));
+	UNIT_CHECK(!r.acyclic && r.cycle_len > 0);
 	UNIT_CHECK(!troute_node_build(&fb.f, 0, NULL, &s));
 	UNIT_CHECK(s.cdg.acyclic);
 	troute_node_free(&s);
@@ -205,7 +209,7 @@ UNIT_TEST(troute_node_fault_free_graph_covers_faults)
 	struct fab fb;
 
 	make_fab(&fb, 7);
-	UNIT_CHECK(!troute_cdg_fault_free(&fb.f, &free_r));
+	UNIT_CHECK(!troute_cdg_fault_free(&fb.f, NULL, &free_r));
 	UNIT_CHECK(free_r.acyclic);
 	UNIT_CHECK(!troute_node_build(&fb.f, 0, NULL, &s));
 	UNIT_CHECK(!troute_node_routes(&fb.f, 0, &t));

@@ -20,6 +20,7 @@ cut and restored, nobody killed) shows every table empty again.
 """
 
 import argparse
+import datetime
 import json
 import os
 import shutil
@@ -149,25 +150,67 @@ class Scenario:
         self.rack.set_cable(c, a, neg, state)
 
     def kill(self, c):
+        """SIGKILL the node's torusd, then delete its namespace: the
+        node dies then (until then its kernel forwarded).  The time the
+        deletion started."""
         ns = self.rack.ns(c)
         p = self.lab.procs.pop(ns)
         p.kill()
         p.wait()
         self.lab.killed.add(ns)
+        t_death = time.time()
         tl.run([tl.IP, "netns", "del", ns])
+        return t_death
 
-    def fault(self, what, act):
+    def carrier_down_s(self, nodes, since):
+        """The latest, over nodes, of the first "carrier down" (or "is
+        gone") their torusd logged after since, in s after since; None
+        if one has not logged it."""
+        worst = 0.0
+        for c in nodes:
+            seen = None
+            path = os.path.join(self.run_dir, self.rack.ns(c) + ".log")
+            with open(path, errors="replace") as f:
+                for line in f:
+                    if "carrier down" not in line and "is gone" not in line:
+                        continue
+                    # "<6>2026-11-24T10:50:19.105 torusd[info]: ...",
+                    # local time, as time.time() is read here
+                    t = datetime.datetime.strptime(
+                        line[3:26], "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+                    if t >= since - 0.0005:
+                        seen = t - since
+                        break
+            if seen is None:
+                return None
+            worst = max(worst, seen)
+        return round(worst, 3)
+
+    def fault(self, what, act, watch=()):
+        """act() makes the fault (a kill returns when the node died);
+        watch: the nodes whose torusd must see a cable go down."""
         t = time.time()
-        act()
+        t_death = act() or t
         # probed from the fault on: the kernel's local detours may
         # carry traffic before the routes arrive
         t_reach = self.wait_reachable(t)
         t_routes = self.wait_routes(t)
         f = {"fault": what, "routes_installed_s": round(t_routes, 3),
              "reachable_s": round(t_reach, 3)}
+        extra = ""
+        if t_death != t:
+            f["node_died_s"] = round(t_death - t, 3)
+            f["reachable_after_death_s"] = round(t + t_reach - t_death, 3)
+            extra += " (%.2f s after the namespace deletion began, %.2f s " \
+                "after the SIGKILL)" % (f["reachable_after_death_s"],
+                                        f["node_died_s"])
+        if watch:
+            f["carrier_down_s"] = self.carrier_down_s(watch, t_death)
+            extra += "; carrier down at the neighbours after %s s" % \
+                f["carrier_down_s"]
         self.fig["faults"].append(f)
         log("%s: probes reach every survivor after %.2f s, routes on every "
-            "survivor after %.2f s" % (what, t_reach, t_routes))
+            "survivor after %.2f s%s" % (what, t_reach, t_routes, extra))
         return f
 
 
@@ -339,10 +382,13 @@ def main(argv):
             sc.cut.add(cable)
             sc.fault("cut %s%s" % (tl.fmt(cable[0]),
                                    tl.dir_name(cable[1], cable[2])),
-                     lambda cable=cable: sc.set_cable(cable, "down"))
+                     lambda cable=cable: sc.set_cable(cable, "down"),
+                     [cable[0], sc.rack.neighbor(*cable)])
         for c in KILLS:
             sc.dead.add(c)
-            sc.fault("kill %s" % tl.fmt(c), lambda c=c: sc.kill(c))
+            sc.fault("kill %s" % tl.fmt(c), lambda c=c: sc.kill(c),
+                     [sc.rack.neighbor(c, a, neg) for a in range(3)
+                      for neg in (False, True)])
         time.sleep(1.0)
         pings = flows.finish()
         sc.fig["pings"] = pings
@@ -354,9 +400,12 @@ def main(argv):
         assert flows.rx == flows.tx, "stream: %d of %d bytes" % (flows.rx,
                                                                 flows.tx)
         worst = max(f["reachable_s"] for f in sc.fig["faults"][-5:])
-        return "worst fault to reachability %.2f s; ping flows lost %s " \
-            "of %s; stream %d kB, longest gap %.2f s" % (
-                worst, [p["lost"] for p in pings],
+        deaths = [f["reachable_after_death_s"]
+                  for f in sc.fig["faults"][-2:]]
+        return "worst fault to reachability %.2f s (kills: %s s after the " \
+            "node died); ping flows lost %s of %s; stream %d kB, longest " \
+            "gap %.2f s" % (
+                worst, deaths, [p["lost"] for p in pings],
                 [p["sent"] for p in pings], flows.rx // 1024, flows.gap)
 
     @case("reroute_all_survivor_pairs_reachable")
@@ -484,6 +533,77 @@ def main(argv):
         return "exceptions %d -> %d (what 2 dead nodes need), no lamb" % (
             sc.fig["exceptions_faulted"], exc)
 
+    def restart_torusd(c, extra=(), env=None):
+        """torusd of node c stopped (SIGTERM) and started again with
+        extra arguments; its log goes to NS.LOG_NAME.log."""
+        ns = sc.rack.ns(c)
+        p = lab.procs.pop(ns)
+        p.terminate()
+        p.wait(30)
+        with open(os.path.join(sc.run_dir, ns + ".log"), "a") as logf, \
+                tl.netns(ns):
+            lab.procs[ns] = subprocess.Popen(
+                lab.daemon_args(lab.info[ns]) + list(extra),
+                stdin=subprocess.DEVNULL, stdout=logf,
+                stderr=subprocess.STDOUT, env=env)
+
+    @case("reroute_torusd_refuses_a_cyclic_set")
+    def refuse():
+        """torusd restarted on a node with every plan in one virtual
+        channel class (--test-one-channel-class), whose channel graph
+        has cycles: it logs the refusal, says so in STATUS= and in the
+        state file, and the kernel keeps the table the torusd before it
+        installed (same exceptions, same generation)."""
+        c = max(sc.live(), key=lambda c: (sc.state(c) or {}).get(
+            "routes", {}).get("exceptions", 0))
+        ns = sc.rack.ns(c)
+        before = lab.observe()[ns]
+        sock_path = os.path.join(sc.run_dir, "notify.sock")
+        note = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        note.bind(sock_path)
+        note.setblocking(False)
+        log_path = os.path.join(sc.run_dir, ns + ".log")
+        start = os.path.getsize(log_path)
+        try:
+            restart_torusd(c, ["--test-one-channel-class"],
+                           dict(os.environ, NOTIFY_SOCKET=sock_path))
+            deadline = time.monotonic() + REACH_TIMEOUT
+            while True:
+                st = sc.state(c)
+                r = st and st.get("routes")
+                if r and r["computed"] and r["refused"]:
+                    break
+                assert time.monotonic() < deadline, \
+                    "no refusal in %s's state file after %.0f s: %s" % (
+                        ns, REACH_TIMEOUT, r)
+                time.sleep(0.1)
+            after = lab.observe()[ns]
+            status = []
+            while True:
+                try:
+                    status += [ln for ln in note.recv(4096).decode()
+                               .splitlines() if ln.startswith("STATUS=")]
+                except BlockingIOError:
+                    break
+        finally:
+            note.close()
+            os.unlink(sock_path)
+        with open(log_path) as f:
+            f.seek(start)
+            refusals = [ln for ln in f if "routes refused" in ln]
+        restart_torusd(c)
+        assert refusals and "[error]" in refusals[0], \
+            "no error logged: %s" % refusals[:1]
+        assert any("routes refused" in m for m in status), status[-3:]
+        kept = {k: (before[k], after[k])
+                for k in ("routes", "routes_generation")}
+        assert all(b == a for b, a in kept.values()), \
+            "the kernel's table changed: %s" % kept
+        return "%s refused (%s); the kernel kept %d exceptions, " \
+            "generation %d" % (ns, refusals[0].split("routes refused: ")[-1]
+                               .split(":")[0], after["routes"],
+                               after["routes_generation"])
+
     try:
         converge()
         if ok["up"]:
@@ -493,6 +613,7 @@ def main(argv):
             lambs()
             paths()
             restore()
+            refuse()
     finally:
         if args.save:
             shutil.rmtree(args.save, ignore_errors=True)

@@ -181,7 +181,8 @@ struct torus_hdr {
  * @TORUS_CMD_PORT_EVENT: multicast: a port changed (carrier, map, slave)
  * @TORUS_CMD_STATS_RESET: zero the node's and its ports' counters
  * @TORUS_CMD_ROUTE_BATCH: set many exceptions, one TORUS_A_ROUTE each
- *	(the attribute repeated), in one step: merged into the table, or
+ *	(the attribute repeated) and/or packed in TORUS_A_ROUTES_PACKED
+ *	records, in one step: merged into the table, or
  *	replacing it whole with TORUS_A_ROUTES_REPLACE; all or nothing
  *	(CAP_NET_ADMIN)
  * @TORUS_CMD_PLAN_SET: replace the node's plans 1..TORUS_MAX_PLANS - 1
@@ -276,6 +277,10 @@ enum torus_cmd {
  * @TORUS_A_COLL_SEQ: u32, reply: the operation's sequence number
  * @TORUS_A_COLL_RESULT: binary, reply: the result elements, host order
  * @TORUS_A_COLL_ERROR: u32, reply: the operation failed with this errno
+ * @TORUS_A_ROUTES_PACKED: binary, an array of struct torus_exc_rec
+ *	(ROUTE_BATCH; repeated, at most TORUS_EXC_RECS_PER_ATTR each):
+ *	the same exceptions as TORUS_A_ROUTE nests at a tenth of the
+ *	parsing cost, for a whole table
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -315,10 +320,38 @@ enum torus_attr {
 	TORUS_A_COLL_SEQ,
 	TORUS_A_COLL_RESULT,
 	TORUS_A_COLL_ERROR,
+	TORUS_A_ROUTES_PACKED,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
 };
+
+/**
+ * struct torus_exc_rec - one exception in TORUS_A_ROUTES_PACKED
+ * @dst: destination coordinates, one byte per axis, unused axes 0
+ * @via: the intermediate node, with TORUS_EXC_REC_VIA (else zero)
+ * @plan: the plan of the frame (of round 0 with a via)
+ * @plan1: the plan of round 1 (with TORUS_EXC_REC_VIA, else 0)
+ * @dir: leave by this global direction, TORUS_DIR_NONE for none (not
+ *	with a via)
+ * @flags: TORUS_EXC_REC_VIA
+ *
+ * The rules of a TORUS_A_ROUTE nest hold: a destination and at most one
+ * of via or dir, or a plan other than 0.
+ */
+struct torus_exc_rec {
+	__u8 dst[TORUS_MAX_AXES];
+	__u8 via[TORUS_MAX_AXES];
+	__u8 plan;
+	__u8 plan1;
+	__u8 dir;
+	__u8 flags;
+};
+
+#define TORUS_EXC_REC_VIA		0x01
+/* what one attribute's 16-bit length holds */
+#define TORUS_EXC_RECS_PER_ATTR	\
+	((0xffff - 4) / sizeof(struct torus_exc_rec))
 
 /* Per-axis arrays (TORUS_A_COORD, _DIMS, _WRAP): attribute type = axis + 1 */
 #define TORUS_AXIS_A(axis)	((axis) + 1)
