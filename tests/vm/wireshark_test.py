@@ -125,7 +125,13 @@ def dissector_case():
             sid = field(t, "torus.ctrl.id")
             if sid is not None:
                 seen_ids.add(int(sid, 16))
-        elif kind != "link state":
+        elif kind == "link state":
+            sid = field(t, "torus.ctrl.id")
+            if sid is None or int(sid, 16) not in ids:
+                bad.append("link-state sender %s" % sid)
+            if field(t, "torus.ls.geometry") is None:
+                bad.append("link state without its geometry")
+        else:
             bad.append("control message of kind %s" % kind)
     if not seen_ids or not seen_ids <= ids:
         bad.append("sender ids %s, nodes' %s" % (sorted(seen_ids),

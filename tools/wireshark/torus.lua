@@ -97,6 +97,8 @@ f.open = ProtoField.string("torus.ctrl.open",
 f.epoch = ProtoField.string("torus.ctrl.epoch", "Ring epochs")
 -- control: link state
 f.ls_nrec = ProtoField.uint8("torus.ls.records", "Records")
+f.ls_geom = ProtoField.uint32("torus.ls.geometry",
+	"Geometry (hash of the extents and wrap)", base.HEX)
 f.ls_rec = ProtoField.string("torus.ls.record",
 	"Record (coordinates, seq, cables down)")
 -- collectives
@@ -250,7 +252,8 @@ local function dissect_tlvs(tvb, pinfo, tree)
 end
 
 local function dissect_ls(tvb, pinfo, tree)
-	if tvb:len() < 20 then
+	-- version 2: u32 geometry after the leader (tcore_wire.h)
+	if tvb:len() < 24 then
 		tree:add_proto_expert_info(e_short)
 		return "link state (truncated)"
 	end
@@ -259,8 +262,9 @@ local function dissect_ls(tvb, pinfo, tree)
 	tree:add(f.ls_nrec, tvb(3, 1))
 	tree:add(f.id, tvb(4, 8))
 	tree:add(f.leader, tvb(12, 8))
+	tree:add(f.ls_geom, tvb(20, 4))
 	for i = 0, nrec - 1 do
-		local p = 20 + i * (n + 4)
+		local p = 24 + i * (n + 4)
 		if p + n + 4 > tvb:len() then
 			tree:add_proto_expert_info(e_short)
 			break
