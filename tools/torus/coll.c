@@ -5,20 +5,21 @@
  *	torus coll barrier [ dev DEV ] [ timeout MS ] [ repeat N ]
  *	torus coll allreduce [ dev DEV ] [ type TYPE ] [ op OP ]
  *			     [ timeout MS ] VALUE...
+ *	torus coll reduce [ dev DEV ] [ type TYPE ] [ op OP ] root COORD
+ *			  [ timeout MS ] VALUE...
  *	torus coll broadcast [ dev DEV ] [ type TYPE ] root COORD
  *			     [ count N ] [ timeout MS ] [ VALUE... ]
  *	torus coll tree show [ dev DEV ]
  *	torus coll tree set [ dev DEV ] { auto | default |
  *			     parent DIR children DIR[,DIR...] }
  *
- * The module answers a collective when it completes, with a message of
- * its own to the request's port and sequence number: the tool waits for
- * it.
+ * The operations go through libtorus (tools/libtorus), the one builder
+ * of collective requests; the tool parses, repeats and prints.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <poll.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,13 +29,14 @@
 #include <linux/torus.h>
 
 #include "json_print.h"
+#include "libtorus.h"
 #include "records.h"
 #include "torus_coll_tree.h"
 #include "tool.h"
 
 #define OBJ		"coll"
-/* results fit the socket's receive buffer with room to spare */
-#define COLL_MAX_BYTES	32768
+/* the largest vector libtorus takes */
+#define COLL_MAX_BYTES	TORUS_MAX_BYTES
 
 static const char *const type_names[] = TORUS_COLL_TYPE_NAMES;
 static const char *const op_names[] = TORUS_COLL_OP_NAMES;
@@ -45,6 +47,8 @@ void coll_usage(FILE *f)
 		"Usage: torus coll barrier [ dev DEV ] [ timeout MS ] [ repeat N ]\n"
 		"       torus coll allreduce [ dev DEV ] [ type TYPE ] [ op OP ] [ timeout MS ]\n"
 		"                            [ repeat N ] VALUE...\n"
+		"       torus coll reduce [ dev DEV ] [ type TYPE ] [ op OP ] root COORD [ timeout MS ]\n"
+		"                         [ repeat N ] VALUE...\n"
 		"       torus coll broadcast [ dev DEV ] [ type TYPE ] root COORD [ count N ]\n"
 		"                            [ timeout MS ] [ VALUE... ]\n"
 		"       torus coll tree show [ dev DEV ]\n"
@@ -52,12 +56,16 @@ void coll_usage(FILE *f)
 		"                            parent { DIR | none } children { DIR[,DIR...] | none } }\n"
 		"where  TYPE := { int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 |\n"
 		"                 uint64 | float | double }   (default double)\n"
-		"       OP := { sum | prod | min | max | band | bor | bxor | land | lor | lxor }\n"
-		"             (default sum; float and double: sum, min, max)\n"
+		"       OP := { sum | prod | min | max | band | bor | bxor | land | lor | lxor |\n"
+		"               minloc | maxloc }   (default sum; float and double: not band,\n"
+		"             bor, bxor; minloc and maxloc also print the lowest rank holding\n"
+		"             the result, rank = x + X * (y + Y * z))\n"
 		"Every node of the fabric runs the same operations in the same order.\n"
 		"repeat N runs N + 1 operations back to back and prints the average time\n"
 		"of the last N.\n"
-		"Float and double sums are exact, rounded once: the same bits on every node.\n");
+		"Float and double sums and products are exact, rounded once: the same bits\n"
+		"on every node.  reduce prints the result at the root only.  broadcast is\n"
+		"also bcast.  Vectors up to 1 MiB, in pipelined segments of 32 KiB.\n");
 }
 
 static int lookup(const char *const *names, unsigned int n, const char *s)
@@ -72,9 +80,7 @@ static int lookup(const char *const *names, unsigned int n, const char *s)
 
 static unsigned int type_size(uint8_t type)
 {
-	static const uint8_t size[] = { 1, 2, 4, 8, 1, 2, 4, 8, 4, 8 };
-
-	return size[type];
+	return (unsigned int)torus_type_size(type);
 }
 
 /* One value of @type from text into @p (host order); -1 if invalid. */
@@ -174,103 +180,6 @@ static void print_value(uint8_t type, const void *p)
 	print_number(PRINT_ANY, NULL, " %s", num);
 }
 
-struct coll_reply {
-	bool got;
-	uint32_t seq;
-	uint32_t error;
-	void *result;
-	size_t len;
-};
-
-static int reply_attr_cb(const struct nlattr *attr, void *data)
-{
-	struct coll_reply *r = data;
-
-	switch (mnl_attr_get_type(attr)) {
-	case TORUS_A_COLL_SEQ:
-		if (mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
-			r->seq = mnl_attr_get_u32(attr);
-		break;
-	case TORUS_A_COLL_ERROR:
-		if (mnl_attr_validate(attr, MNL_TYPE_U32) >= 0)
-			r->error = mnl_attr_get_u32(attr);
-		break;
-	case TORUS_A_COLL_RESULT:
-		r->len = mnl_attr_get_payload_len(attr);
-		r->result = malloc(r->len ? r->len : 1);
-		if (r->result)
-			memcpy(r->result, mnl_attr_get_payload(attr), r->len);
-		break;
-	}
-	return MNL_CB_OK;
-}
-
-static int reply_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
-	struct coll_reply *r = data;
-
-	if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*g) ||
-	    g->cmd != TORUS_CMD_COLL || r->got)
-		return MNL_CB_OK;
-	r->got = true;
-	mnl_attr_parse(nlh, sizeof(*g), reply_attr_cb, r);
-	return MNL_CB_OK;
-}
-
-/*
- * The answer to request @seq: the module's message when the operation
- * ends, or the netlink error of a request refused at once.
- */
-static int wait_reply(struct nlsock *genl, uint32_t seq, uint32_t timeout_ms,
-		      struct coll_reply *r)
-{
-	/* the module always answers by its own timeout; this one only
-	 * guards against an answer lost for want of memory
-	 */
-	int wait = (int)timeout_ms + 5000;
-	static char buf[COLL_MAX_BYTES * 2 + 4096];
-	struct pollfd pfd = { .fd = mnl_socket_get_fd(genl->nl),
-			      .events = POLLIN };
-
-	while (!r->got) {
-		const struct nlmsghdr *nlh;
-		char msg[512];
-		bool warn;
-		ssize_t n;
-		int ret = poll(&pfd, 1, wait);
-		int rem;
-
-		if (ret < 0 && errno == EINTR)
-			continue;
-		if (ret <= 0) {
-			fprintf(stderr, "Error: no answer from the module\n");
-			return -1;
-		}
-		n = mnl_socket_recvfrom(genl->nl, buf, sizeof(buf));
-		if (n < 0) {
-			fprintf(stderr, "Error: netlink receive: %s\n",
-				strerror(errno));
-			return -1;
-		}
-		rem = (int)n;
-		for (nlh = (const struct nlmsghdr *)buf; nl_msg_ok(nlh, rem);
-		     nlh = mnl_nlmsg_next(nlh, &rem)) {
-			if (nlh->nlmsg_seq != seq)
-				continue;	/* an earlier request's */
-			if (nlh->nlmsg_type == NLMSG_ERROR &&
-			    nl_format_error(nlh, genl->hdrlen, genl->namer,
-					    msg, sizeof(msg), &warn)) {
-				fprintf(stderr, "Error: %s\n", msg);
-				return -1;
-			}
-			if (nlh->nlmsg_type >= NLMSG_MIN_TYPE)
-				reply_cb(nlh, r);
-		}
-	}
-	return 0;
-}
-
 struct coll_args {
 	const char *dev;
 	uint8_t kind;
@@ -279,6 +188,7 @@ struct coll_args {
 	bool has_root;
 	uint32_t root[TORUS_MAX_AXES];
 	int n_root;
+	const char *root_text;
 	uint32_t count;
 	uint32_t timeout_ms;
 	uint32_t repeat;
@@ -294,79 +204,129 @@ static double now_us(void)
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
 }
 
-/*
- * One operation: the request, without an ACK (a refusal still comes
- * back as an error), then the answer into @r.
- */
-static int coll_once(struct coll_args *a, uint32_t ifindex,
-		     struct coll_reply *r)
+/* Report a failed call: the module's own words when it gave some. */
+static void coll_error(struct torus_ctx *ctx, const char *what)
 {
-	struct nlsock *genl;
-	struct nlmsghdr *nlh;
+	if (*torus_errmsg(ctx))
+		fprintf(stderr, "Error: %s\n", torus_errmsg(ctx));
+	else
+		fprintf(stderr, "Error: %s (%s %u)\n", strerror(errno), what,
+			torus_last_seq(ctx));
+}
 
-	genl = ns_genl();
-	if (!genl || nlsock_reserve(genl, a->len + 1024))
-		return -1;
-	nlh = mnlg_msg(genl, TORUS_CMD_COLL, 0);
-	nlh->nlmsg_flags &= (uint16_t)~NLM_F_ACK;
-	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ifindex);
-	mnl_attr_put_u8(nlh, TORUS_A_COLL_KIND, a->kind);
-	if (a->kind != TORUS_COLL_BARRIER)
-		mnl_attr_put_u8(nlh, TORUS_A_COLL_TYPE, a->type);
-	if (a->kind == TORUS_COLL_ALLREDUCE)
-		mnl_attr_put_u8(nlh, TORUS_A_COLL_OP, a->op);
-	if (a->len)
-		mnl_attr_put(nlh, TORUS_A_COLL_DATA, a->len, a->data);
-	if (a->has_root)
-		put_axes_u32(nlh, TORUS_A_COLL_ROOT, a->root, a->n_root);
-	if (a->count)
-		mnl_attr_put_u32(nlh, TORUS_A_COLL_COUNT, a->count);
-	mnl_attr_put_u32(nlh, TORUS_A_COLL_TIMEOUT_MS, a->timeout_ms);
-	if (mnl_socket_sendto(genl->nl, nlh, nlh->nlmsg_len) < 0) {
-		fprintf(stderr, "Error: netlink send: %s\n", strerror(errno));
-		return -1;
+/* One operation through libtorus, in place in @buf (and @loc). */
+static int coll_once(struct torus_ctx *ctx, const struct coll_args *a,
+		     void *buf, uint32_t *loc, size_t n, uint32_t root)
+{
+	switch (a->kind) {
+	case TORUS_COLL_BARRIER:
+		return torus_barrier(ctx);
+	case TORUS_COLL_ALLREDUCE:
+		return loc ? torus_allreduce_loc(ctx, buf, loc, n, a->type,
+						 a->op) :
+			     torus_allreduce(ctx, buf, n, a->type, a->op);
+	case TORUS_COLL_REDUCE:
+		return torus_reduce(ctx, buf, n, a->type, a->op, root);
+	default:
+		return torus_bcast(ctx, buf, n, a->type, root);
 	}
-	return wait_reply(genl, nlh->nlmsg_seq, a->timeout_ms, r);
+}
+
+static void print_result(const struct coll_args *a, const void *buf,
+			 const uint32_t *loc, size_t n)
+{
+	size_t i, size = type_size(a->type);
+
+	print_string(PRINT_JSON, "type", NULL, type_names[a->type]);
+	if (a->kind == TORUS_COLL_ALLREDUCE || a->kind == TORUS_COLL_REDUCE)
+		print_string(PRINT_JSON, "op", NULL, op_names[a->op]);
+	print_string(PRINT_FP, NULL, "%s", ":");
+	open_json_array(PRINT_JSON, "result");
+	for (i = 0; i < n; i++)
+		print_value(a->type, (const char *)buf + i * size);
+	close_json_array(PRINT_JSON, NULL);
+	/* the exact bits, for checks across nodes */
+	open_json_array(PRINT_JSON, "bits");
+	for (i = 0; i < n; i++) {
+		uint64_t bits = 0;
+		char hex[24];
+
+		memcpy(&bits, (const char *)buf + i * size, size);
+		snprintf(hex, sizeof(hex), "0x%0*" PRIx64, (int)(2 * size),
+			 bits);
+		print_string(PRINT_JSON, NULL, NULL, hex);
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (!loc)
+		return;
+	/* minloc, maxloc: the lowest rank holding each result */
+	print_string(PRINT_FP, NULL, "%s", " at ranks");
+	open_json_array(PRINT_JSON, "loc");
+	for (i = 0; i < n; i++)
+		print_uint(PRINT_ANY, NULL, " %u", loc[i]);
+	close_json_array(PRINT_JSON, NULL);
 }
 
 static int coll_run(struct coll_args *a)
 {
-	size_t i, size = type_size(a->type);
-	struct coll_reply r = { 0 };
-	int ret = EXIT_ERR;
-	uint32_t n, ifindex;
+	size_t size = type_size(a->type), n = a->count;
+	char ifname[IF_NAMESIZE];
+	struct torus_ctx *ctx;
+	uint32_t i, ifindex, root = 0, *loc = NULL;
+	int ret = EXIT_ERR, err = 0;
+	bool has_result;
+	void *buf;
 	double t0;
 
 	if (node_ifindex(a->dev, &ifindex))
 		return EXIT_ERR;
+	if (!if_indextoname(ifindex, ifname)) {
+		fprintf(stderr, "Error: node device: %s\n", strerror(errno));
+		return EXIT_ERR;
+	}
+	ctx = torus_open(ifname);
+	if (!ctx) {
+		fprintf(stderr, "Error: %s\n", strerror(errno));
+		return EXIT_ERR;
+	}
+	torus_set_timeout(ctx, a->timeout_ms);
+	if (a->has_root &&
+	    torus_rank_of(ctx, a->root, (unsigned int)a->n_root, &root)) {
+		fprintf(stderr, "Error: root %s is not a node of this fabric\n",
+			a->root_text);
+		goto close;
+	}
+	has_result = a->kind != TORUS_COLL_BARRIER &&
+		     (a->kind != TORUS_COLL_REDUCE || root == torus_rank(ctx));
+	buf = calloc(n ? n : 1, size);
+	if (a->op == TORUS_COLL_MINLOC || a->op == TORUS_COLL_MAXLOC)
+		loc = calloc(n ? n : 1, sizeof(*loc));
+	if (!buf || (!loc && (a->op == TORUS_COLL_MINLOC ||
+			      a->op == TORUS_COLL_MAXLOC))) {
+		fprintf(stderr, "Error: out of memory\n");
+		goto out;
+	}
 	/*
 	 * repeat: back-to-back operations, for their latency; one more
 	 * first, untimed, so every node starts timing at the same moment
 	 */
 	t0 = now_us();
-	for (n = a->repeat > 1 ? 0 : 1; n <= a->repeat; n++) {
-		if (n == 1)
+	for (i = a->repeat > 1 ? 0 : 1; i <= a->repeat; i++) {
+		if (i == 1)
 			t0 = now_us();
-		free(r.result);
-		memset(&r, 0, sizeof(r));
-		if (coll_once(a, ifindex, &r) || r.error)
+		memcpy(buf, a->data, a->len);	/* the call works in place */
+		err = coll_once(ctx, a, buf, loc, n, root);
+		if (err)
 			break;
 	}
 	t0 = now_us() - t0;
-	if (n <= a->repeat && !r.error)
-		goto out;
-	if (r.error) {
-		fprintf(stderr, "Error: %s (operation %u)\n",
-			strerror((int)r.error), r.seq);
-		goto out;
-	}
-	if (r.len % size) {
-		fprintf(stderr, "Error: a result of %zu bytes\n", r.len);
+	if (err) {
+		coll_error(ctx, "operation");
 		goto out;
 	}
 	new_json_obj(stdout, opts.json, opts.pretty);
 	open_json_object(NULL);
-	print_uint(PRINT_ANY, "seq", "seq %u", r.seq);
+	print_uint(PRINT_ANY, "seq", "seq %u", torus_last_seq(ctx));
 	if (a->repeat > 1) {
 		char avg[32];
 
@@ -374,37 +334,21 @@ static int coll_run(struct coll_args *a)
 		snprintf(avg, sizeof(avg), "%.1f", t0 / a->repeat);
 		print_number(PRINT_ANY, "avg_us", " avg %s us", avg);
 	}
-	if (a->kind != TORUS_COLL_BARRIER) {
-		print_string(PRINT_JSON, "type", NULL, type_names[a->type]);
-		if (a->kind == TORUS_COLL_ALLREDUCE)
-			print_string(PRINT_JSON, "op", NULL,
-				     op_names[a->op]);
-		print_string(PRINT_FP, NULL, "%s", ":");
-		open_json_array(PRINT_JSON, "result");
-		for (i = 0; i < r.len / size; i++)
-			print_value(a->type, (char *)r.result + i * size);
-		close_json_array(PRINT_JSON, NULL);
-		/* the exact bits, for checks across nodes */
-		open_json_array(PRINT_JSON, "bits");
-		for (i = 0; i < r.len / size; i++) {
-			uint64_t bits = 0;
-			char hex[24];
-
-			memcpy(&bits, (char *)r.result + i * size, size);
-			snprintf(hex, sizeof(hex), "0x%0*" PRIx64,
-				 (int)(2 * size), bits);
-			print_string(PRINT_JSON, NULL, NULL, hex);
-		}
-		close_json_array(PRINT_JSON, NULL);
-	} else {
+	if (has_result)
+		print_result(a, buf, loc, n);
+	else if (a->kind == TORUS_COLL_REDUCE)
+		print_string(PRINT_FP, NULL, "%s", ": given to the root");
+	else
 		print_string(PRINT_FP, NULL, "%s", ": all joined");
-	}
 	print_nl();
 	close_json_object();
 	delete_json_obj();
 	ret = EXIT_OK;
 out:
-	free(r.result);
+	free(buf);
+	free(loc);
+close:
+	torus_close(ctx);
 	return ret;
 }
 
@@ -448,7 +392,7 @@ static int coll_values(struct coll_args *a, int argc, char **argv)
 
 	for (; argc > 0; argc--, argv++) {
 		if (a->len + size > COLL_MAX_BYTES)
-			return usage_error(OBJ, "more than %d bytes of values",
+			return usage_error(OBJ, "more than %u bytes of values",
 					   COLL_MAX_BYTES);
 		if (parse_value(a->type, argv[0], a->data + a->len))
 			return bad_value(OBJ, "value", argv[0],
@@ -494,9 +438,11 @@ out:
 	return ret;
 }
 
-static int coll_allreduce(int argc, char **argv)
+/* allreduce, reduce and broadcast: op, root and count, then the values */
+static int coll_data_cmd(uint8_t kind, int argc, char **argv)
 {
-	struct coll_args *a = coll_args_new(TORUS_COLL_ALLREDUCE);
+	struct coll_args *a = coll_args_new(kind);
+	bool reduces = kind != TORUS_COLL_BCAST;
 	int ret = EXIT_ERR, i;
 
 	if (!a)
@@ -507,24 +453,52 @@ static int coll_allreduce(int argc, char **argv)
 			goto out;
 		if (!ret)
 			continue;
-		if (!kw(argv[0], "op"))
+		if (!(reduces && kw(argv[0], "op")) &&
+		    !(kind != TORUS_COLL_ALLREDUCE && kw(argv[0], "root")) &&
+		    !(kind == TORUS_COLL_BCAST && kw(argv[0], "count")))
 			break;	/* the values */
 		if (argc < 2) {
-			ret = usage_error(OBJ, "missing argument after \"op\"");
+			ret = usage_error(OBJ, "missing argument after \"%s\"",
+					  argv[0]);
 			goto out;
 		}
-		i = lookup(op_names, TORUS_COLL_OP_MAX + 1, argv[1]);
-		if (i < 0) {
-			ret = bad_value(OBJ, "op", argv[1], "a reduction");
+		if (kw(argv[0], "op")) {
+			i = lookup(op_names, TORUS_COLL_OP_MAX + 1, argv[1]);
+			if (i < 0) {
+				ret = bad_value(OBJ, "op", argv[1],
+						"a reduction");
+				goto out;
+			}
+			a->op = (uint8_t)i;
+		} else if (kw(argv[0], "root")) {
+			a->n_root = parse_coord(argv[1], a->root);
+			if (a->n_root < 0) {
+				ret = bad_value(OBJ, "root", argv[1],
+						"coordinates");
+				goto out;
+			}
+			a->root_text = argv[1];
+			a->has_root = true;
+		} else if (parse_u32(argv[1], COLL_MAX_BYTES, &a->count) ||
+			   !a->count) {
+			ret = bad_value(OBJ, "count", argv[1],
+					"1 to 1048576 elements");
 			goto out;
 		}
-		a->op = (uint8_t)i;
 		argc -= 2;
 		argv += 2;
 	}
 	ret = coll_values(a, argc, argv);
-	if (!ret && !a->len)
+	if (!ret && kind != TORUS_COLL_ALLREDUCE && !a->has_root)
+		ret = usage_error(OBJ, "missing root");
+	if (!ret && kind == TORUS_COLL_BCAST && !a->count && !a->len)
+		ret = usage_error(OBJ, "missing count or VALUE");
+	if (!ret && kind != TORUS_COLL_BCAST && !a->len)
 		ret = usage_error(OBJ, "missing VALUE");
+	if (!ret && a->len)
+		a->count = (uint32_t)(a->len / type_size(a->type));
+	if (!ret && (uint64_t)a->count * type_size(a->type) > COLL_MAX_BYTES)
+		ret = usage_error(OBJ, "more than %u bytes", COLL_MAX_BYTES);
 	if (!ret)
 		ret = coll_run(a);
 out:
@@ -532,50 +506,19 @@ out:
 	return ret;
 }
 
+static int coll_allreduce(int argc, char **argv)
+{
+	return coll_data_cmd(TORUS_COLL_ALLREDUCE, argc, argv);
+}
+
+static int coll_reduce(int argc, char **argv)
+{
+	return coll_data_cmd(TORUS_COLL_REDUCE, argc, argv);
+}
+
 static int coll_broadcast(int argc, char **argv)
 {
-	struct coll_args *a = coll_args_new(TORUS_COLL_BCAST);
-	int ret = EXIT_ERR;
-
-	if (!a)
-		return EXIT_ERR;
-	while (argc > 0) {
-		ret = coll_common(a, &argc, &argv);
-		if (ret > 0)
-			goto out;
-		if (!ret)
-			continue;
-		if (argc < 2 || (!kw(argv[0], "root") && !kw(argv[0], "count")))
-			break;	/* the values */
-		if (kw(argv[0], "root")) {
-			a->n_root = parse_coord(argv[1], a->root);
-			if (a->n_root < 0) {
-				ret = bad_value(OBJ, "root", argv[1],
-						"coordinates");
-				goto out;
-			}
-			a->has_root = true;
-		} else if (parse_u32(argv[1], TORUS_COLL_MAX_COUNT,
-				     &a->count) || !a->count) {
-			ret = bad_value(OBJ, "count", argv[1],
-					"1 to 8192 elements");
-			goto out;
-		}
-		argc -= 2;
-		argv += 2;
-	}
-	ret = coll_values(a, argc, argv);
-	if (!ret && !a->has_root)
-		ret = usage_error(OBJ, "missing root");
-	if (!ret && !a->count && !a->len)
-		ret = usage_error(OBJ, "missing count or VALUE");
-	if (!ret && !a->count)
-		a->count = (uint32_t)(a->len / type_size(a->type));
-	if (!ret)
-		ret = coll_run(a);
-out:
-	free(a);
-	return ret;
+	return coll_data_cmd(TORUS_COLL_BCAST, argc, argv);
 }
 
 /* ---- the combining tree ---- */
@@ -783,7 +726,9 @@ static int coll_tree_cmd(int argc, char **argv)
 static const struct cmd coll_cmds[] = {
 	{ "barrier",	coll_barrier },
 	{ "allreduce",	coll_allreduce },
+	{ "reduce",	coll_reduce },
 	{ "broadcast",	coll_broadcast },
+	{ "bcast",	coll_broadcast },
 	{ "tree",	coll_tree_cmd },
 	{}
 };

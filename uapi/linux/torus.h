@@ -281,6 +281,9 @@ enum torus_cmd {
  *	(ROUTE_BATCH; repeated, at most TORUS_EXC_RECS_PER_ATTR each):
  *	the same exceptions as TORUS_A_ROUTE nests at a tenth of the
  *	parsing cost, for a whole table
+ * @TORUS_A_COLL_LOC: binary, reply of minloc and maxloc: per element the
+ *	u32 rank (host order) of the lowest-ranked node that holds the
+ *	result; rank = x + X * (y + Y * (z + ...)) for extents X, Y, ...
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -321,6 +324,7 @@ enum torus_attr {
 	TORUS_A_COLL_RESULT,
 	TORUS_A_COLL_ERROR,
 	TORUS_A_ROUTES_PACKED,
+	TORUS_A_COLL_LOC,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
@@ -717,11 +721,14 @@ enum torus_coll_tree_attr {
  * @TORUS_COLL_BARRIER: return when every node has joined
  * @TORUS_COLL_ALLREDUCE: every node gets the reduction of all nodes' data
  * @TORUS_COLL_BCAST: every node gets the root's data
+ * @TORUS_COLL_REDUCE: the root (TORUS_A_COLL_ROOT) gets the reduction
+ *	of all nodes' data; the others' answer has no result
  */
 enum torus_coll_kind {
 	TORUS_COLL_BARRIER,
 	TORUS_COLL_ALLREDUCE,
 	TORUS_COLL_BCAST,
+	TORUS_COLL_REDUCE,
 	/* add new kinds above */
 	__TORUS_COLL_KIND_MAX,
 	TORUS_COLL_KIND_MAX = __TORUS_COLL_KIND_MAX - 1
@@ -749,7 +756,10 @@ enum torus_coll_type {
 
 /*
  * enum torus_coll_op - reductions.  Integer sums and products wrap;
- * the logical ones give 0 or 1; floats take sum, min and max.
+ * the logical ones give 0 or 1 (a float is true unless it is +0 or -0);
+ * the bitwise ones take integers only.  Float sums and products are
+ * exact and rounded once.  minloc and maxloc also give the lowest rank
+ * that holds the result (TORUS_A_COLL_LOC).
  */
 enum torus_coll_op {
 	TORUS_COLL_SUM,
@@ -762,13 +772,15 @@ enum torus_coll_op {
 	TORUS_COLL_LAND,
 	TORUS_COLL_LOR,
 	TORUS_COLL_LXOR,
+	TORUS_COLL_MINLOC,
+	TORUS_COLL_MAXLOC,
 	/* add new ops above */
 	__TORUS_COLL_OP_MAX,
 	TORUS_COLL_OP_MAX = __TORUS_COLL_OP_MAX - 1
 };
 
 #define TORUS_COLL_OP_NAMES { "sum", "prod", "min", "max", "band", "bor", \
-	"bxor", "land", "lor", "lxor" }
+	"bxor", "land", "lor", "lxor", "minloc", "maxloc" }
 
 /* torus_coll_hdr.phase */
 #define TORUS_COLL_UP		1	/* a subtree's contribution */
