@@ -333,3 +333,270 @@ size_t torus_xacc_decode_merge(struct torus_xacc *a, const u8 *buf,
 	a->flags |= buf[-TORUS_XACC_HEAD];
 	return need;
 }
+
+/*
+ * Exact products, rounded once at the end.  A product of binary64 (or
+ * binary32) values is an odd integer times a power of two; multiplying
+ * integers is exact, commutative and associative, so the result depends
+ * on neither order nor grouping.  Rounding: to nearest, ties to even,
+ * subnormal results rounded at 2^-1074 (2^-149), beyond the format's
+ * range an infinity.  Specials: any nan, or zero times infinity, gives
+ * the canonical nan; otherwise an infinity or a zero factor gives an
+ * infinity or a zero; the sign is the product of the signs, zeros and
+ * infinities included.  A product whose integer outgrows
+ * TORUS_XPROD_WORDS words gives the canonical nan: the caller refuses
+ * it (see torus_xprod_big()).
+ */
+
+void torus_xprod_init(struct torus_xprod *p)
+{
+	p->m[0] = 1;
+	p->exp = 0;
+	p->words = 1;
+	p->flags = 0;
+}
+
+/* hi:lo = a * b, in 32-bit halves (no 128-bit type needed) */
+static u64 xprod_mul64(u64 a, u64 b, u64 *hi)
+{
+	u64 al = (u32)a, ah = a >> 32, bl = (u32)b, bh = b >> 32;
+	u64 ll = al * bl, lh = al * bh, hl = ah * bl, hh = ah * bh;
+	u64 mid = (ll >> 32) + (u32)lh + (u32)hl;
+
+	*hi = hh + (lh >> 32) + (hl >> 32) + (mid >> 32);
+	return (mid << 32) | (u32)ll;
+}
+
+/*
+ * p->m *= q (words of q: qn); sets F_BIG and stops when it outgrows.
+ * Both top words are nonzero, so the product has at least
+ * p->words + qn - 1 words: that many is refused before multiplying.
+ */
+static void xprod_mul_words(struct torus_xprod *p, const u64 *q,
+			    unsigned int qn)
+{
+	u64 r[TORUS_XPROD_WORDS + 1] = { 0 };
+	unsigned int i, j, n = p->words + qn;
+
+	if (p->flags & TORUS_XPROD_F_BIG)
+		return;
+	if (n - 1 > TORUS_XPROD_WORDS) {
+		p->flags |= TORUS_XPROD_F_BIG;
+		return;
+	}
+	for (i = 0; i < p->words; i++) {
+		u64 carry = 0;
+
+		for (j = 0; j < qn; j++) {
+			u64 hi, lo = xprod_mul64(p->m[i], q[j], &hi);
+
+			lo += carry;
+			hi += lo < carry;
+			r[i + j] += lo;
+			hi += r[i + j] < lo;
+			carry = hi;
+		}
+		r[i + qn] += carry;
+	}
+	while (n > 1 && !r[n - 1])
+		n--;
+	if (n > TORUS_XPROD_WORDS) {
+		p->flags |= TORUS_XPROD_F_BIG;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		p->m[i] = r[i];
+	p->words = n;
+}
+
+static void xprod_mul_value(struct torus_xprod *p, const struct xacc_format *f,
+			    u64 bits)
+{
+	unsigned int frac_bits = f->mant_bits - 1;
+	u64 frac = bits & ((1ULL << frac_bits) - 1);
+	unsigned int e = (bits >> frac_bits) & f->exp_max;
+	/* the exponent of the smallest subnormal: -1074 or -149 */
+	int emin = 1 - (int)(f->exp_max >> 1) - (int)frac_bits;
+	int exp;
+
+	if (bits >> f->sign_shift & 1)
+		p->flags ^= TORUS_XPROD_F_NEG;
+	if (e == f->exp_max) {
+		p->flags |= frac ? TORUS_XPROD_F_NAN : TORUS_XPROD_F_INF;
+		return;
+	}
+	if (!e && !frac) {
+		p->flags |= TORUS_XPROD_F_ZERO;
+		return;
+	}
+	exp = e ? emin + (int)e - 1 : emin;
+	if (e)
+		frac |= 1ULL << frac_bits;
+	while (!(frac & 1)) {	/* keep the integer odd */
+		frac >>= 1;
+		exp++;
+	}
+	p->exp += exp;
+	xprod_mul_words(p, &frac, 1);
+}
+
+void torus_xprod_mul_f64(struct torus_xprod *p, u64 bits)
+{
+	xprod_mul_value(p, &xacc_f64, bits);
+}
+
+void torus_xprod_mul_f32(struct torus_xprod *p, u32 bits)
+{
+	xprod_mul_value(p, &xacc_f32, bits);
+}
+
+void torus_xprod_merge(struct torus_xprod *p, const struct torus_xprod *q)
+{
+	p->flags = (p->flags | (q->flags & ~TORUS_XPROD_F_NEG)) ^
+		   (q->flags & TORUS_XPROD_F_NEG);
+	p->exp += q->exp;
+	xprod_mul_words(p, q->m, q->words);
+}
+
+static unsigned int xprod_bit(const struct torus_xprod *p, long pos)
+{
+	if (pos < 0 || pos >= 64L * p->words)
+		return 0;
+	return p->m[pos / 64] >> (pos % 64) & 1;
+}
+
+/* any bit of m below @pos set? */
+static bool xprod_sticky(const struct torus_xprod *p, long pos)
+{
+	long w;
+
+	for (w = 0; w < p->words && 64 * w < pos; w++) {
+		u64 mask = pos - 64 * w >= 64 ? ~0ULL :
+			   (1ULL << (pos - 64 * w)) - 1;
+
+		if (p->m[w] & mask)
+			return true;
+	}
+	return false;
+}
+
+static u64 xprod_round(const struct torus_xprod *p,
+		       const struct xacc_format *f, u64 nan)
+{
+	unsigned int frac_bits = f->mant_bits - 1;
+	int emin = 1 - (int)(f->exp_max >> 1) - (int)frac_bits;
+	u64 sign = (u64)(p->flags & TORUS_XPROD_F_NEG) << f->sign_shift;
+	u64 inf = (u64)f->exp_max << frac_bits;
+	long len, top, q, shift, i;
+	u64 sig = 0;
+
+	if (p->flags & (TORUS_XPROD_F_NAN | TORUS_XPROD_F_BIG) ||
+	    (p->flags & TORUS_XPROD_F_ZERO && p->flags & TORUS_XPROD_F_INF))
+		return nan;
+	if (p->flags & TORUS_XPROD_F_INF)
+		return sign | inf;
+	if (p->flags & TORUS_XPROD_F_ZERO)
+		return sign;
+	len = 64L * (p->words - 1) + 64 - __builtin_clzll(p->m[p->words - 1]);
+	top = p->exp + len - 1;		/* exponent of the leading bit */
+	/* the weight of the result's last bit: normal, or subnormal */
+	q = top - (long)frac_bits >= emin ? top - (long)frac_bits : emin;
+	shift = q - p->exp;
+	if (shift <= 0) {
+		sig = p->m[0] << -shift;	/* len - shift <= mant_bits */
+	} else {
+		for (i = f->mant_bits - 1; i >= 0; i--)
+			sig = sig << 1 | xprod_bit(p, shift + i);
+		if (xprod_bit(p, shift - 1) &&
+		    (xprod_sticky(p, shift - 1) || (sig & 1)))
+			sig++;
+		if (sig >> f->mant_bits) {	/* rounded up to 2^mant_bits */
+			sig >>= 1;
+			q++;
+		}
+	}
+	if (q - emin + 1 >= (long)f->exp_max)
+		return sign | inf;
+	/* normal: the hidden bit carries into the exponent field */
+	return sign | (((u64)(q - emin) << frac_bits) + sig);
+}
+
+u64 torus_xprod_round_f64(const struct torus_xprod *p)
+{
+	return xprod_round(p, &xacc_f64, TORUS_XACC_NAN64);
+}
+
+u32 torus_xprod_round_f32(const struct torus_xprod *p)
+{
+	return xprod_round(p, &xacc_f32, TORUS_XACC_NAN32);
+}
+
+/**
+ * torus_xprod_encode - the wire form of a product
+ * @p: the product
+ * @buf: where to write it
+ * @room: bytes available at @buf
+ *
+ * Return: bytes written, 0 if they do not fit in @room.
+ */
+size_t torus_xprod_encode(const struct torus_xprod *p, u8 *buf, size_t room)
+{
+	size_t need = TORUS_XPROD_HEAD + 8 * (size_t)p->words;
+	unsigned int i;
+
+	if (room < need)
+		return 0;
+	buf[0] = p->flags;
+	buf[1] = p->words;
+	buf[2] = 0;
+	buf[3] = 0;
+	buf[4] = (u32)p->exp >> 24;
+	buf[5] = (u32)p->exp >> 16;
+	buf[6] = (u32)p->exp >> 8;
+	buf[7] = (u32)p->exp;
+	for (i = 0; i < p->words; i++)
+		xacc_put_be64(buf + TORUS_XPROD_HEAD + 8 * i, p->m[i]);
+	return need;
+}
+
+/**
+ * torus_xprod_decode_merge - multiply a product by one in wire form
+ * @p: the product multiplied
+ * @buf: the wire form (untrusted)
+ * @len: bytes available at @buf
+ *
+ * Return: bytes consumed, 0 for a malformed or truncated form (@p is
+ * then unchanged).
+ */
+size_t torus_xprod_decode_merge(struct torus_xprod *p, const u8 *buf,
+				size_t len)
+{
+	struct torus_xprod q;
+	unsigned int i;
+	size_t need;
+
+	if (len < TORUS_XPROD_HEAD)
+		return 0;
+	q.flags = buf[0];
+	q.words = buf[1];
+	need = TORUS_XPROD_HEAD + 8 * (size_t)q.words;
+	if (q.flags & ~TORUS_XPROD_F_ALL || buf[2] || buf[3] || !q.words ||
+	    q.words > TORUS_XPROD_WORDS || len < need)
+		return 0;
+	q.exp = (s32)((u32)buf[4] << 24 | (u32)buf[5] << 16 |
+		      (u32)buf[6] << 8 | buf[7]);
+	for (i = 0; i < q.words; i++)
+		q.m[i] = xacc_get_be64(buf + TORUS_XPROD_HEAD + 8 * i);
+	/* odd, with no zero top word: the form every product has */
+	if (!(q.m[0] & 1) || !q.m[q.words - 1] ||
+	    q.exp > 1 << 24 || q.exp < -(1 << 24))
+		return 0;
+	torus_xprod_merge(p, &q);
+	return need;
+}
+
+/* the product outgrew TORUS_XPROD_WORDS: its result is refused */
+bool torus_xprod_big(const struct torus_xprod *p)
+{
+	return p->flags & TORUS_XPROD_F_BIG;
+}

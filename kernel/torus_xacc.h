@@ -57,4 +57,50 @@ size_t torus_xacc_encode(const struct torus_xacc *a, u8 *buf, size_t room);
 size_t torus_xacc_decode_merge(struct torus_xacc *a, const u8 *buf,
 			       size_t len);
 
+/*
+ * An exact product of doubles or floats: odd integer @m times 2^@exp,
+ * its sign, and what the integer cannot hold.  Every factor adds at most
+ * 53 bits to @m (trailing zero bits are dropped), so TORUS_XPROD_WORDS
+ * words hold the product of at least 77 doubles or 170 floats of full
+ * precision; a longer one is refused (TORUS_XPROD_F_BIG), never rounded
+ * early, because an early rounding would depend on the tree's shape.
+ */
+#define TORUS_XPROD_WORDS	64
+
+#define TORUS_XPROD_F_NEG	0x01	/* an odd number of negative factors */
+#define TORUS_XPROD_F_ZERO	0x02	/* a zero factor */
+#define TORUS_XPROD_F_INF	0x04	/* an infinite factor */
+#define TORUS_XPROD_F_NAN	0x08	/* a nan factor */
+#define TORUS_XPROD_F_BIG	0x10	/* more than TORUS_XPROD_WORDS words */
+#define TORUS_XPROD_F_ALL	0x1f
+
+/* encoded: flags, words, two zero bytes, exponent (be32), then words */
+#define TORUS_XPROD_HEAD	8
+#define TORUS_XPROD_WIRE_MAX	(TORUS_XPROD_HEAD + 8 * TORUS_XPROD_WORDS)
+
+/**
+ * struct torus_xprod - an exact product
+ * @m: the odd integer, least significant word first
+ * @exp: the power of two it is scaled by
+ * @words: words of @m in use (1 at least)
+ * @flags: TORUS_XPROD_F_*
+ */
+struct torus_xprod {
+	u64 m[TORUS_XPROD_WORDS];
+	s32 exp;
+	u8 words;
+	u8 flags;
+};
+
+void torus_xprod_init(struct torus_xprod *p);
+void torus_xprod_mul_f64(struct torus_xprod *p, u64 bits);
+void torus_xprod_mul_f32(struct torus_xprod *p, u32 bits);
+void torus_xprod_merge(struct torus_xprod *p, const struct torus_xprod *q);
+u64 torus_xprod_round_f64(const struct torus_xprod *p);
+u32 torus_xprod_round_f32(const struct torus_xprod *p);
+size_t torus_xprod_encode(const struct torus_xprod *p, u8 *buf, size_t room);
+bool torus_xprod_big(const struct torus_xprod *p);
+size_t torus_xprod_decode_merge(struct torus_xprod *p, const u8 *buf,
+				size_t len);
+
 #endif /* _TORUS_XACC_H */

@@ -82,6 +82,35 @@ def reference(values, fmt):
     return round_exact(total, fmt)
 
 
+# torus_xprod's integer: TORUS_XPROD_WORDS 64-bit words
+XPROD_BITS = 64 * 64
+
+
+def reference_prod(values, fmt):
+    """The documented semantics of an exact product."""
+    p, ebits = fmt["p"], fmt["ebits"]
+    inf = ((1 << ebits) - 1) << (p - 1)
+    signbit = 1 << (p - 1 + ebits)
+    vals = [bits_value(b, fmt) for b in values]
+    neg = sum(b >> (p - 1 + ebits) for b in values) % 2
+    finite = [v for v in vals if not isinstance(v, str) and v != 0]
+    total = Fraction(1)
+    for v in finite:
+        total *= v
+    odd = abs(total.numerator)
+    while odd and not odd & 1:
+        odd >>= 1
+    zero = any(v == 0 for v in vals if not isinstance(v, str))
+    infs = any(v in ("+inf", "-inf") for v in vals)
+    if "nan" in vals or (zero and infs) or odd.bit_length() > XPROD_BITS:
+        return fmt["nan"]
+    if infs:
+        return neg * signbit | inf
+    if zero:
+        return neg * signbit
+    return round_exact(total, fmt)
+
+
 def d(x):
     return struct.unpack("<Q", struct.pack("<d", x))[0]
 
@@ -168,6 +197,36 @@ def cases():
         ("f", [1] * 1000),
         ("f", [f(0.1)] * 100000),
     ]
+    c["prod_random"] = [
+        ("p", [rand_f64(rng, 1000, 1046) for _ in range(rng.randint(1, 60))])
+        for _ in range(40)]
+    c["prod_range"] = [
+        ("p", [d(1e300), d(1e300), d(1e-300), d(1e-300)]),  # inf midway
+        ("p", [d(1e-300), d(1e-300), d(1e300), d(3.0)]),    # 0 midway
+        ("p", [d(2.0 ** -1000), d(2.0 ** -70), d(1.5)]),     # subnormal
+        ("p", [d(2.0 ** -1074), d(0.5)]),                    # tie to 0
+        ("p", [d(2.0 ** -1074), d(0.75)]),                   # up to min
+        ("p", [MAXD, d(2.0)]),
+        ("p", [MAXD, d(0.5), d(2.0)]),
+        ("p", [d(1.0 + 2.0 ** -52)] * 3),
+    ] + [("p", [rand_f64(rng, 0, 2046) for _ in range(rng.randint(1, 8))])
+         for _ in range(40)]
+    c["prod_specials"] = [
+        ("p", []),
+        ("p", [NEGZ, d(3.0)]),
+        ("p", [NEGZ, d(-3.0)]),
+        ("p", [d(float("inf")), d(-2.0)]),
+        ("p", [d(float("inf")), 0]),
+        ("p", [0x7FF0000000000001, d(1.0)]),
+        ("p", [rand_f64(rng, 1000, 1046) | 1 for _ in range(80)]),  # > 64 words
+    ]
+    c["prod_float32"] = [
+        ("q", [rand_f32(rng, 120, 134) for _ in range(rng.randint(1, 100))])
+        for _ in range(30)] + [
+        ("q", [f(3.0), f(1.0 / 3.0), f(3.0)]),
+        ("q", [1, f(0.5)]),
+        ("q", [0x7F7FFFFF, f(2.0)]),
+    ]
     return c
 
 
@@ -177,11 +236,12 @@ def main():
     for name, sums in cases().items():
         lines, want = [], []
         for kind, values in sums:
-            fmt = F64 if kind == "d" else F32
+            fmt = F64 if kind in "dp" else F32
             seed = random.getrandbits(63)
             lines.append("%s %d %s" % (kind, seed,
                                        " ".join("%x" % v for v in values)))
-            want.append(reference(values, fmt))
+            want.append(reference_prod(values, fmt) if kind in "pq" else
+                        reference(values, fmt))
             if kind == "d" and not any(
                     isinstance(bits_value(v, fmt), str) for v in values):
                 # Python's own correctly rounded conversion agrees

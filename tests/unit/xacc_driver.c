@@ -5,7 +5,8 @@
  * checks the results against an exact rational reference.
  *
  * Input, one sum a line: "d" or "f", a seed, then the values as hex
- * bits (u64 for d, u32 for f).  Output, a line per sum: the rounded
+ * bits (u64 for d, u32 for f); "p" and "q" lines are exact products of
+ * doubles and floats, checked the same way.  Output, a line per sum: the rounded
  * result in hex, or "MISMATCH <what>" when the three ways of computing
  * it disagree: values added in order; the values cut at random into
  * parts, each part summed alone, sent through the wire form and merged
@@ -104,6 +105,63 @@ static int one_sum(int dbl, size_t n)
 	return 0;
 }
 
+static void mul(struct torus_xprod *p, uint64_t v, int dbl)
+{
+	if (dbl)
+		torus_xprod_mul_f64(p, v);
+	else
+		torus_xprod_mul_f32(p, (uint32_t)v);
+}
+
+static uint64_t round_prod(const struct torus_xprod *p, int dbl)
+{
+	return dbl ? torus_xprod_round_f64(p) : torus_xprod_round_f32(p);
+}
+
+/* The same three ways for an exact product (struct torus_xprod). */
+static int one_prod(int dbl, size_t n)
+{
+	static struct torus_xprod seq, part, merged, rev, empty;
+	static uint8_t wire[TORUS_XPROD_WIRE_MAX];
+	unsigned int nparts = 1 + rnd() % MAX_PARTS, p;
+	size_t i, len, from = 0, to;
+	uint64_t r_seq, r_merged, r_rev;
+
+	torus_xprod_init(&seq);
+	for (i = 0; i < n; i++)
+		mul(&seq, values[i], dbl);
+	/* consecutive parts of random length, each through the wire form */
+	torus_xprod_init(&merged);
+	for (p = 0; p < nparts; p++) {
+		to = p + 1 == nparts ? n : from + (n ? rnd() % (n - from + 1) : 0);
+		torus_xprod_init(&part);
+		for (i = from; i < to; i++)
+			mul(&part, values[i], dbl);
+		from = to;
+		len = torus_xprod_encode(&part, wire, sizeof(wire));
+		if (!len || torus_xprod_encode(&part, wire, len - 1) ||
+		    torus_xprod_decode_merge(&merged, wire, len) != len) {
+			printf("MISMATCH wire\n");
+			return 1;
+		}
+	}
+	torus_xprod_init(&rev);
+	torus_xprod_init(&empty);
+	for (i = n; i-- > 0;)
+		mul(&rev, values[i], dbl);
+	torus_xprod_merge(&rev, &empty);
+	r_seq = round_prod(&seq, dbl);
+	r_merged = round_prod(&merged, dbl);
+	r_rev = round_prod(&rev, dbl);
+	if (r_seq != r_merged || r_seq != r_rev) {
+		printf("MISMATCH %" PRIx64 " %" PRIx64 " %" PRIx64 "\n",
+		       r_seq, r_merged, r_rev);
+		return 1;
+	}
+	printf("%" PRIx64 "\n", r_seq);
+	return 0;
+}
+
 int main(void)
 {
 	char kind[2];
@@ -126,7 +184,10 @@ int main(void)
 			}
 			n++;
 		}
-		bad |= one_sum(kind[0] == 'd', n);
+		if (kind[0] == 'p' || kind[0] == 'q')
+			bad |= one_prod(kind[0] == 'p', n);
+		else
+			bad |= one_sum(kind[0] == 'd', n);
 		fflush(stdout);
 	}
 	return bad;
