@@ -9,6 +9,9 @@
 #                   built once from linux-source-6.1 (tests/vm/debug-kernel)
 #   make demo       run tests/vm/demo.sh in the VM
 #   make bench      run tests/bench/bench.sh in the VM
+#   make bench-coll  collectives: torus.ko through libtorus beside Open MPI
+#                   over TCP on tor0 and over shared memory, 8/27/64 nodes,
+#                   in the VM (~20 min); build/bench-coll/results.{json,md}
 #   make bench-routes  install time of 40,000 route exceptions in the VM,
 #                   beside a baseline build of torus.ko (ROUTES_BASELINE)
 #   make reliability  fault storm, churn and a 60 s hostile-frame flood in
@@ -48,7 +51,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-coll bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
 
 all: module tools
 
@@ -120,6 +123,15 @@ reliability:
 		python3 tests/vm/hostile_flood.py --duration $(RELIABILITY_SECS) \
 		--json build/reliability/hostile.json
 
+# collectives beside Open MPI (tests/bench/bench-coll.py; BENCH_COLL_ARGS
+# e.g. "--sizes 8,27")
+BENCH_COLL_ARGS ?=
+bench-coll:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/vm/run --timeout 3600 --mem 2048 -- \
+		python3 tests/bench/bench-coll.py $(BENCH_COLL_ARGS)
+
 # the simulator at Blue Gene/L scale (host only, no VM)
 # route exception install time, this build beside a baseline build
 # (tests/bench/bench-routes.sh; make check runs it without the baseline)
@@ -158,6 +170,9 @@ LABDIR		?= $(PREFIX)/lib/torus
 MULTIARCH	:= $(shell gcc -print-multiarch 2>/dev/null)
 IPLIBDIR	?= $(PREFIX)/lib/$(MULTIARCH)/ip
 UNITDIR		?= $(PREFIX)/lib/systemd/system
+# libtorus: its header beside the module's uapi header
+INCLUDEDIR	?= $(PREFIX)/include
+LIBDIR		?= $(PREFIX)/lib/$(MULTIARCH)
 DKMSSRCDIR	?= $(PREFIX)/src/torus-$(VERSION)
 COMPLETIONDIR	?= $(PREFIX)/share/bash-completion/completions
 INSTALL		?= install
@@ -169,7 +184,7 @@ install: install-tools install-dkms-src
 
 install-tools:
 	@for f in build/bin/torus build/bin/torusd build/bin/torus-sim \
-		build/ip/link_torus.so; do \
+		build/ip/link_torus.so build/lib/libtorus.a build/lib/libtorus.so.0; do \
 		[ -f $$f ] || { echo "install: no $$f (run: make tools)" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(LABDIR) $(DESTDIR)$(IPLIBDIR) \
@@ -185,6 +200,14 @@ install-tools:
 		build/ip/link_torus_slave.so $(DESTDIR)$(IPLIBDIR)/
 	$(INSTALL) -m 644 daemon/torusd@.service $(DESTDIR)$(UNITDIR)/
 	$(INSTALL) -m 644 tools/completion/torus.bash $(DESTDIR)$(COMPLETIONDIR)/torus
+	$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/linux $(DESTDIR)$(LIBDIR) \
+		$(DESTDIR)$(MANDIR)/man3
+	$(INSTALL) -m 644 uapi/linux/torus.h $(DESTDIR)$(INCLUDEDIR)/linux/
+	$(INSTALL) -m 644 tools/libtorus/libtorus.h $(DESTDIR)$(INCLUDEDIR)/
+	$(INSTALL) -m 644 build/lib/libtorus.a $(DESTDIR)$(LIBDIR)/
+	$(INSTALL) -m 644 build/lib/libtorus.so.0 $(DESTDIR)$(LIBDIR)/
+	ln -sf libtorus.so.0 $(DESTDIR)$(LIBDIR)/libtorus.so
+	$(INSTALL) -m 644 man/libtorus.3 $(DESTDIR)$(MANDIR)/man3/
 
 install-dkms-src:
 	$(INSTALL) -d $(DESTDIR)$(DKMSSRCDIR)

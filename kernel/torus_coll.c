@@ -61,15 +61,32 @@ static bool coll_type_signed(u8 type)
 	return type <= TORUS_COLL_INT64;
 }
 
-/* floats: sum, min and max; integers: every op */
+/* floats: every op but the bitwise ones; integers: every op */
 bool torus_coll_op_valid(u8 type, u8 op)
 {
 	if (type > TORUS_COLL_TYPE_MAX || op > TORUS_COLL_OP_MAX)
 		return false;
 	if (coll_type_float(type))
-		return op == TORUS_COLL_SUM || op == TORUS_COLL_MIN ||
-		       op == TORUS_COLL_MAX;
+		return op != TORUS_COLL_BAND && op != TORUS_COLL_BOR &&
+		       op != TORUS_COLL_BXOR;
 	return true;
+}
+
+static bool coll_op_logical(u8 op)
+{
+	return op == TORUS_COLL_LAND || op == TORUS_COLL_LOR ||
+	       op == TORUS_COLL_LXOR;
+}
+
+/* minloc and maxloc carry a rank beside each value */
+bool torus_coll_op_has_loc(u8 op)
+{
+	return op == TORUS_COLL_MINLOC || op == TORUS_COLL_MAXLOC;
+}
+
+static bool coll_kind_reduces(u8 kind)
+{
+	return kind == TORUS_COLL_ALLREDUCE || kind == TORUS_COLL_REDUCE;
 }
 
 /* an element in host order -> u64 (integers sign-extended) */
@@ -159,8 +176,9 @@ u64 torus_coll_combine(u8 type, u8 op, u64 a, u64 b)
 	unsigned int bits = 8 * torus_coll_type_size(type);
 	u64 r;
 
-	if (coll_type_float(type))
-		return coll_float_minmax(type, op == TORUS_COLL_MAX, a, b);
+	if (coll_type_float(type) && !coll_op_logical(op))
+		return coll_float_minmax(type, op == TORUS_COLL_MAX ||
+					 op == TORUS_COLL_MAXLOC, a, b);
 	switch (op) {
 	case TORUS_COLL_SUM:
 		r = a + b;
@@ -169,8 +187,10 @@ u64 torus_coll_combine(u8 type, u8 op, u64 a, u64 b)
 		r = a * b;
 		break;
 	case TORUS_COLL_MIN:
+	case TORUS_COLL_MINLOC:
 		return sgn ? ((s64)a < (s64)b ? a : b) : min(a, b);
 	case TORUS_COLL_MAX:
+	case TORUS_COLL_MAXLOC:
 		return sgn ? ((s64)a > (s64)b ? a : b) : max(a, b);
 	case TORUS_COLL_BAND:
 		return a & b;
@@ -194,19 +214,99 @@ u64 torus_coll_combine(u8 type, u8 op, u64 a, u64 b)
 	return r;
 }
 
-/* logical ops see 0 / not 0: their result is 0 or 1 even for one node */
-static u64 coll_prepare(u8 op, u64 v)
+/**
+ * torus_coll_combine_loc - reduce two (value, rank) pairs: minloc, maxloc
+ * @type: enum torus_coll_type
+ * @op: TORUS_COLL_MINLOC or TORUS_COLL_MAXLOC
+ * @a: one value
+ * @la: its rank
+ * @b: the other value
+ * @lb: its rank
+ * @loc: the result's rank: the lowest rank holding the result (a nan
+ *	result: the lowest rank holding a nan)
+ *
+ * Return: the value, as torus_coll_combine() gives it.
+ */
+u64 torus_coll_combine_loc(u8 type, u8 op, u64 a, u32 la, u64 b, u32 lb,
+			   u32 *loc)
 {
-	if (op == TORUS_COLL_LAND || op == TORUS_COLL_LOR ||
-	    op == TORUS_COLL_LXOR)
-		return !!v;
-	return v;
+	u64 r = torus_coll_combine(type, op, a, b);
+
+	if (coll_type_float(type)) {
+		unsigned int width = 8 * torus_coll_type_size(type);
+		bool na = coll_float_nan(a, width), nb = coll_float_nan(b, width);
+
+		if (na || nb) {
+			*loc = na && nb ? min(la, lb) : na ? la : lb;
+			return r;
+		}
+	}
+	if (r == a && r == b)
+		*loc = min(la, lb);
+	else
+		*loc = r == a ? la : lb;
+	return r;
+}
+
+/*
+ * A node's own value as it enters the reduction: the logical ops see
+ * zero or not (a float is zero when it is +0 or -0; a nan is not), so
+ * their result is 0 or 1 even for one node.
+ */
+u64 torus_coll_prepare(u8 type, u8 op, u64 v)
+{
+	if (!coll_op_logical(op))
+		return v;
+	if (coll_type_float(type))
+		return !!(v & ((1ULL << (8 * torus_coll_type_size(type) - 1)) -
+			       1));
+	return !!v;
 }
 
 static bool coll_uses_xacc(u8 kind, u8 type, u8 op)
 {
-	return kind == TORUS_COLL_ALLREDUCE && coll_type_float(type) &&
+	return coll_kind_reduces(kind) && coll_type_float(type) &&
 	       op == TORUS_COLL_SUM;
+}
+
+static bool coll_uses_xprod(u8 kind, u8 type, u8 op)
+{
+	return coll_kind_reduces(kind) && coll_type_float(type) &&
+	       op == TORUS_COLL_PROD;
+}
+
+/**
+ * torus_coll_finalize - the root turns one element's reduction into the
+ * result every node gets
+ * @type: enum torus_coll_type
+ * @op: enum torus_coll_op
+ * @v: the reduced value (ignored when @acc or @prod is given)
+ * @acc: the exact sum (float and double sums), or NULL
+ * @prod: the exact product (float and double products), or NULL
+ * @out: the result bits
+ *
+ * Return: 0, or -EOVERFLOW for a product too long to hold exactly.
+ */
+int torus_coll_finalize(u8 type, u8 op, u64 v, const struct torus_xacc *acc,
+			const struct torus_xprod *prod, u64 *out)
+{
+	bool dbl = type == TORUS_COLL_DOUBLE;
+
+	if (acc) {
+		*out = dbl ? torus_xacc_round_f64(acc) :
+			     torus_xacc_round_f32(acc);
+	} else if (prod) {
+		if (torus_xprod_big(prod))
+			return -EOVERFLOW;
+		*out = dbl ? torus_xprod_round_f64(prod) :
+			     torus_xprod_round_f32(prod);
+	} else if (coll_type_float(type) && coll_op_logical(op)) {
+		/* true and false as the type's 1.0 and +0 */
+		*out = !v ? 0 : dbl ? 0x3ff0000000000000ULL : 0x3f800000ULL;
+	} else {
+		*out = v;
+	}
+	return 0;
 }
 
 /* ---- the engine ---- */
@@ -221,7 +321,7 @@ static bool coll_uses_xacc(u8 kind, u8 type, u8 op)
 struct coll_out {
 	struct sk_buff_head frames;
 	struct sk_buff_head replies;
-	void *trash[2 * TORUS_COLL_SLOTS];
+	void *trash[4 * TORUS_COLL_SLOTS];
 	unsigned int ntrash;
 };
 
@@ -262,12 +362,19 @@ static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 		out->trash[out->ntrash++] = s->vals;
 	if (s->acc)
 		out->trash[out->ntrash++] = s->acc;
+	if (s->prod)
+		out->trash[out->ntrash++] = s->prod;
+	if (s->locs)
+		out->trash[out->ntrash++] = s->locs;
 	s->vals = NULL;
 	s->acc = NULL;
+	s->prod = NULL;
+	s->locs = NULL;
 	__skb_queue_purge(&s->early);
 	s->state = TORUS_COLL_FREE;
 	s->has_params = false;
 	s->has_data = false;
+	s->reduce_root = false;
 	s->aborted = false;
 }
 
@@ -283,7 +390,9 @@ static void coll_finish(struct torus_coll_slot *s, int err,
 		s->done.err = err;
 		s->done.type = s->type;
 		s->done.count = s->count;
-		s->done.vals = err ? NULL : s->vals;
+		s->done.vals = err || (s->kind == TORUS_COLL_REDUCE &&
+				       !s->reduce_root) ? NULL : s->vals;
+		s->done.locs = s->done.vals ? s->locs : NULL;
 		skb = coll->reply(&s->done);
 		if (skb) {
 			struct coll_reply_cb *cb =
@@ -416,14 +525,67 @@ static void coll_fail(struct torus_coll_slot *s, int err,
 }
 
 /*
+ * One element on the wire: in UP frames of float sums and products the
+ * exact partial result, else the big-endian value, followed by the
+ * big-endian rank for minloc and maxloc.  Return: bytes, 0 if @room is
+ * too small.
+ */
+static size_t coll_encode(const struct torus_coll_slot *s, bool up, u32 i,
+			  u8 *p, unsigned int room)
+{
+	if (up && s->acc)
+		return torus_xacc_encode(&s->acc[i], p, room);
+	if (up && s->prod)
+		return torus_xprod_encode(&s->prod[i], p, room);
+	if (room < sizeof(__be64) + (s->locs ? sizeof(__be32) : 0))
+		return 0;
+	put_unaligned_be64(s->vals[i], p);
+	if (!s->locs)
+		return sizeof(__be64);
+	put_unaligned_be32(s->locs[i], p + sizeof(__be64));
+	return sizeof(__be64) + sizeof(__be32);
+}
+
+/* Combine one received UP element into element @i.  Return: bytes
+ * used, 0 if malformed.
+ */
+static size_t coll_decode_merge(struct torus_coll_slot *s, u32 i,
+				const u8 *p, size_t left)
+{
+	u64 v;
+
+	if (s->acc)
+		return torus_xacc_decode_merge(&s->acc[i], p, left);
+	if (s->prod)
+		return torus_xprod_decode_merge(&s->prod[i], p, left);
+	if (left < sizeof(__be64) + (s->locs ? sizeof(__be32) : 0))
+		return 0;
+	v = get_unaligned_be64(p);
+	if (s->kind == TORUS_COLL_BCAST) {
+		s->vals[i] = v;
+		return sizeof(__be64);
+	}
+	if (!s->locs) {
+		s->vals[i] = torus_coll_combine(s->type, s->op, s->vals[i],
+						torus_coll_prepare(s->type,
+								   s->op, v));
+		return sizeof(__be64);
+	}
+	s->vals[i] = torus_coll_combine_loc(s->type, s->op, s->vals[i],
+					    s->locs[i], v,
+					    get_unaligned_be32(p + 8),
+					    &s->locs[i]);
+	return sizeof(__be64) + sizeof(__be32);
+}
+
+/*
  * The frames of one message to the neighbour in @dir: the elements,
  * as many per frame as fit.  Return: 0 or -ENOMEM.
  */
 static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 		     u8 phase, u8 dir, struct coll_out *out)
 {
-	bool exact = phase == TORUS_COLL_UP &&
-		     coll_uses_xacc(s->kind, s->type, s->op);
+	bool up = phase == TORUS_COLL_UP;
 	struct sk_buff *skb;
 	u32 i, first = 0;
 
@@ -445,15 +607,7 @@ static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 				     TORUS_COLL_HDR_LEN);
 		size_t len;
 
-		if (exact) {
-			len = torus_xacc_encode(&s->acc[i], skb_tail_pointer(skb),
-						room);
-		} else if (room >= sizeof(__be64)) {
-			put_unaligned_be64(s->vals[i], skb_tail_pointer(skb));
-			len = sizeof(__be64);
-		} else {
-			len = 0;
-		}
+		len = coll_encode(s, up, i, skb_tail_pointer(skb), room);
 		if (!len && i == first) {
 			kfree_skb(skb);	/* an element larger than a frame */
 			return -EMSGSIZE;
@@ -498,11 +652,16 @@ static void coll_progress(struct torus_coll_slot *s,
 		coll_fail(s, -EHOSTUNREACH, g, TORUS_DIR_NONE, out);
 		return;
 	}
-	if (s->acc)
-		for (i = 0; i < s->count; i++)
-			s->vals[i] = s->type == TORUS_COLL_DOUBLE ?
-				     torus_xacc_round_f64(&s->acc[i]) :
-				     torus_xacc_round_f32(&s->acc[i]);
+	for (i = 0; i < s->count && coll_kind_reduces(s->kind); i++) {
+		err = torus_coll_finalize(s->type, s->op, s->vals[i],
+					  s->acc ? &s->acc[i] : NULL,
+					  s->prod ? &s->prod[i] : NULL,
+					  &s->vals[i]);
+		if (err) {
+			coll_fail(s, err, g, TORUS_DIR_NONE, out);
+			return;
+		}
+	}
 	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
 		if (!(s->children & BIT(dir)))
 			continue;
@@ -537,10 +696,15 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 	if (ch->phase == TORUS_COLL_DOWN) {
 		if (s->state != TORUS_COLL_UP_SENT || in_dir != s->parent)
 			return 0;	/* stray: ignored */
-		if (left < (size_t)n * sizeof(__be64))
+		size_t each = sizeof(__be64) + (s->locs ? sizeof(__be32) : 0);
+
+		if (left < (size_t)n * each)
 			return -EPROTO;
-		for (i = 0; i < n; i++)
-			s->vals[first + i] = get_unaligned_be64(p + 8 * i);
+		for (i = 0; i < n; i++, p += each) {
+			s->vals[first + i] = get_unaligned_be64(p);
+			if (s->locs)
+				s->locs[first + i] = get_unaligned_be32(p + 8);
+		}
 		s->down_got += n;
 		if (s->down_got < s->count)
 			return 0;
@@ -557,30 +721,14 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 	if (ch->flags & TORUS_COLL_F_EMPTY) {
 		if (s->kind != TORUS_COLL_BCAST)
 			return -EPROTO;
-	} else if (coll_uses_xacc(s->kind, s->type, s->op)) {
+	} else {
 		for (i = 0; i < n; i++) {
-			size_t used = torus_xacc_decode_merge(&s->acc[first + i],
-							      p, left);
+			size_t used = coll_decode_merge(s, first + i, p, left);
 
 			if (!used)
 				return -EPROTO;
 			p += used;
 			left -= used;
-		}
-	} else {
-		if (left < (size_t)n * sizeof(__be64))
-			return -EPROTO;
-		for (i = 0; i < n; i++) {
-			u64 v = get_unaligned_be64(p + 8 * i);
-
-			if (s->kind == TORUS_COLL_BCAST)
-				s->vals[first + i] = v;
-			else
-				s->vals[first + i] =
-					torus_coll_combine(s->type, s->op,
-							   s->vals[first + i],
-							   coll_prepare(s->op,
-									v));
 		}
 		if (s->kind == TORUS_COLL_BCAST)
 			s->has_data = true;
@@ -646,46 +794,83 @@ void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,
 	spin_unlock_bh(&coll->lock);
 }
 
-/* The local contribution, in the operation's arrays (allocated here). */
-static int coll_contribution(const struct torus_coll_req *req, u64 **valsp,
-			     struct torus_xacc **accp)
+/*
+ * The arrays of an operation, filled with the local contribution
+ * (allocated here, before the lock; the ranks of minloc and maxloc are
+ * filled in under it, from the node's coordinates).
+ */
+struct coll_arrays {
+	u64 *vals;
+	struct torus_xacc *acc;
+	struct torus_xprod *prod;
+	u32 *locs;
+};
+
+static void coll_arrays_free(struct coll_arrays *a)
+{
+	kvfree(a->vals);
+	kvfree(a->acc);
+	kvfree(a->prod);
+	kvfree(a->locs);
+}
+
+static int coll_contribution(const struct torus_coll_req *req,
+			     struct coll_arrays *a)
 {
 	unsigned int size = torus_coll_type_size(req->type);
-	u64 *vals = NULL;
-	struct torus_xacc *acc = NULL;
 	u32 i;
 
-	*valsp = NULL;
-	*accp = NULL;
+	memset(a, 0, sizeof(*a));
 	if (!req->count)
 		return 0;
-	vals = kvcalloc(req->count, sizeof(*vals), GFP_KERNEL);
-	if (!vals)
+	a->vals = kvcalloc(req->count, sizeof(*a->vals), GFP_KERNEL);
+	if (coll_uses_xacc(req->kind, req->type, req->op))
+		a->acc = kvcalloc(req->count, sizeof(*a->acc), GFP_KERNEL);
+	if (coll_uses_xprod(req->kind, req->type, req->op))
+		a->prod = kvcalloc(req->count, sizeof(*a->prod), GFP_KERNEL);
+	if (coll_kind_reduces(req->kind) && torus_coll_op_has_loc(req->op))
+		a->locs = kvcalloc(req->count, sizeof(*a->locs), GFP_KERNEL);
+	if (!a->vals ||
+	    (!a->acc && coll_uses_xacc(req->kind, req->type, req->op)) ||
+	    (!a->prod && coll_uses_xprod(req->kind, req->type, req->op)) ||
+	    (!a->locs && coll_kind_reduces(req->kind) &&
+	     torus_coll_op_has_loc(req->op))) {
+		coll_arrays_free(a);
 		return -ENOMEM;
-	if (coll_uses_xacc(req->kind, req->type, req->op)) {
-		acc = kvcalloc(req->count, sizeof(*acc), GFP_KERNEL);
-		if (!acc) {
-			kvfree(vals);
-			return -ENOMEM;
-		}
 	}
 	for (i = 0; req->data && i < req->count; i++) {
 		u64 v = torus_coll_load(req->type,
 					 (const u8 *)req->data + i * size);
+		bool dbl = req->type == TORUS_COLL_DOUBLE;
 
-		if (acc) {
-			torus_xacc_init(&acc[i]);
-			if (req->type == TORUS_COLL_DOUBLE)
-				torus_xacc_add_f64(&acc[i], v);
+		if (a->acc) {
+			torus_xacc_init(&a->acc[i]);
+			if (dbl)
+				torus_xacc_add_f64(&a->acc[i], v);
 			else
-				torus_xacc_add_f32(&acc[i], v);
+				torus_xacc_add_f32(&a->acc[i], v);
+		} else if (a->prod) {
+			torus_xprod_init(&a->prod[i]);
+			if (dbl)
+				torus_xprod_mul_f64(&a->prod[i], v);
+			else
+				torus_xprod_mul_f32(&a->prod[i], v);
 		} else {
-			vals[i] = coll_prepare(req->op, v);
+			a->vals[i] = torus_coll_prepare(req->type, req->op, v);
 		}
 	}
-	*valsp = vals;
-	*accp = acc;
 	return 0;
+}
+
+/* rank = x + X * (y + Y * (z + ...)), as TORUS_A_COLL_LOC counts */
+static u32 coll_rank(const struct torus_geom *g)
+{
+	unsigned int i = g->ndims;
+	u32 r = 0;
+
+	while (i-- > 0)
+		r = r * g->dims[i] + g->coord[i];
+	return r;
 }
 
 /**
@@ -703,15 +888,14 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	const struct torus_fib *fib;
 	struct torus_coll_slot *s;
 	struct torus_coll *coll;
-	struct torus_xacc *acc;
+	struct coll_arrays arr;
 	struct sk_buff *skb;
 	struct coll_out out;
-	u32 children;
-	u64 *vals;
+	u32 children, i, rank;
 	u8 parent;
 	int err;
 
-	err = coll_contribution(req, &vals, &acc);
+	err = coll_contribution(req, &arr);
 	if (err)
 		return err;
 	coll_out_init(&out);
@@ -747,15 +931,20 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->count = req->count;
 	s->has_params = true;
 	s->has_data = req->kind == TORUS_COLL_BCAST && req->root;
+	s->reduce_root = req->kind == TORUS_COLL_REDUCE && req->root;
 	s->parent = parent;
 	s->children = children;
 	s->pending = children;
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;
-	s->vals = vals;
-	s->acc = acc;
-	vals = NULL;
-	acc = NULL;
+	s->vals = arr.vals;
+	s->acc = arr.acc;
+	s->prod = arr.prod;
+	s->locs = arr.locs;
+	memset(&arr, 0, sizeof(arr));
+	rank = coll_rank(&fib->geom);
+	for (i = 0; s->locs && i < s->count; i++)
+		s->locs[i] = rank;
 	s->done.net = req->net;
 	s->done.portid = req->portid;
 	s->done.nlseq = req->nlseq;
@@ -780,8 +969,7 @@ unlock:
 	coll_out_flush(node, &out);
 unlocked:
 	rcu_read_unlock();
-	kvfree(vals);
-	kvfree(acc);
+	coll_arrays_free(&arr);
 	return err;
 }
 

@@ -39,7 +39,8 @@ struct torus_port;
  * @type: enum torus_coll_type
  * @count: elements in @vals
  * @vals: the result, one u64 per element (sign-extended integers, float
- *	bits); NULL on error
+ *	bits); NULL on error, and for a reduce at every node but the root
+ * @locs: minloc and maxloc: per element the rank holding the result
  */
 struct torus_coll_done {
 	struct net *net;
@@ -50,6 +51,7 @@ struct torus_coll_done {
 	u8 type;
 	u32 count;
 	const u64 *vals;
+	const u32 *locs;
 };
 
 enum torus_coll_state {
@@ -69,6 +71,8 @@ struct torus_coll;
  * @early: frames received before this node joined
  * @vals: per element: the partial reduction, then the result
  * @acc: per element exact sums (float and double sums), else NULL
+ * @prod: per element exact products (float and double products), else NULL
+ * @locs: per element the rank beside the value (minloc, maxloc), else NULL
  * @done: who to answer and how (set at join)
  * @got: per child direction, elements received
  * @down_got: result elements received from the parent
@@ -83,6 +87,7 @@ struct torus_coll;
  * @op: enum torus_coll_op
  * @state: enum torus_coll_state
  * @has_data: broadcast: the root's data is in @vals
+ * @reduce_root: reduce: this node is the root, the one answered with data
  * @has_params: @kind, @type, @op, @count are known
  * @aborted: a neighbour failed the operation before this node joined
  */
@@ -93,6 +98,8 @@ struct torus_coll_slot {
 	struct sk_buff_head early;
 	u64 *vals;
 	struct torus_xacc *acc;
+	struct torus_xprod *prod;
+	u32 *locs;
 	struct torus_coll_done done;
 	u32 got[TORUS_MAX_DIRS];
 	u32 down_got;
@@ -107,6 +114,7 @@ struct torus_coll_slot {
 	u8 op;
 	u8 state;
 	bool has_data;
+	bool reduce_root;
 	bool has_params;
 	bool aborted;
 };
@@ -142,7 +150,7 @@ struct torus_coll {
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
  * @op: enum torus_coll_op
- * @root: broadcast: this node is the root
+ * @root: broadcast and reduce: this node is the root
  * @count: elements
  * @timeout_ms: fail after this long
  * @data: @count elements in host order (allreduce, broadcast root)
@@ -169,6 +177,12 @@ bool torus_coll_op_valid(u8 type, u8 op);
 u64 torus_coll_load(u8 type, const void *p);
 void torus_coll_store(u8 type, u64 v, void *p);
 u64 torus_coll_combine(u8 type, u8 op, u64 a, u64 b);
+bool torus_coll_op_has_loc(u8 op);
+u64 torus_coll_combine_loc(u8 type, u8 op, u64 a, u32 la, u64 b, u32 lb,
+			   u32 *loc);
+u64 torus_coll_prepare(u8 type, u8 op, u64 v);
+int torus_coll_finalize(u8 type, u8 op, u64 v, const struct torus_xacc *acc,
+			const struct torus_xprod *prod, u64 *out);
 
 /* torus_coll.c: the engine */
 int torus_coll_node_init(struct torus_node *node);

@@ -23,13 +23,14 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 {
 	unsigned int size = torus_coll_type_size(done->type);
 	size_t len = done->vals ? (size_t)done->count * size : 0;
+	size_t loc_len = done->locs ? (size_t)done->count * sizeof(u32) : 0;
 	struct sk_buff *skb;
 	struct nlattr *attr;
 	void *hdr;
 	u32 i;
 
-	skb = genlmsg_new(nla_total_size(len) + 2 * nla_total_size(4),
-			  GFP_ATOMIC);
+	skb = genlmsg_new(nla_total_size(len) + nla_total_size(loc_len) +
+			  2 * nla_total_size(4), GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	hdr = torus_nl_put_header(skb, done->portid, done->nlseq,
@@ -46,6 +47,9 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 		for (i = 0; i < done->count; i++)
 			torus_coll_store(done->type, done->vals[i],
 					 (u8 *)nla_data(attr) + i * size);
+		if (done->locs &&
+		    nla_put(skb, TORUS_A_COLL_LOC, loc_len, done->locs))
+			goto fail;
 	}
 	genlmsg_end(skb, hdr);
 	return skb;
@@ -96,7 +100,8 @@ static int coll_nl_root(struct genl_info *info, struct torus_node *node,
 	int err;
 
 	if (!info->attrs[TORUS_A_COLL_ROOT]) {
-		NL_SET_ERR_MSG(info->extack, "torus: a broadcast needs a root");
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: a broadcast or reduce needs a root");
 		return -EINVAL;
 	}
 	rcu_read_lock();
@@ -141,7 +146,7 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 			return -EINVAL;
 		req.type = nla_get_u8(attrs[TORUS_A_COLL_TYPE]);
 	}
-	if (req.kind == TORUS_COLL_ALLREDUCE) {
+	if (req.kind == TORUS_COLL_ALLREDUCE || req.kind == TORUS_COLL_REDUCE) {
 		if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_OP) ||
 		    GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_DATA))
 			return -EINVAL;
@@ -167,10 +172,12 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!dev)
 		return -ENODEV;
 	node = netdev_priv(dev);
-	if (req.kind == TORUS_COLL_BCAST) {
+	if (req.kind == TORUS_COLL_BCAST || req.kind == TORUS_COLL_REDUCE) {
 		err = coll_nl_root(info, node, &req.root);
 		if (err)
 			goto out;
+	}
+	if (req.kind == TORUS_COLL_BCAST) {
 		if (!req.root) {
 			data = NULL;	/* only the root's data counts */
 			if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_COUNT)) {

@@ -190,11 +190,430 @@ static void torus_coll_op_valid_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, torus_coll_op_valid(TORUS_COLL_DOUBLE,
 						     TORUS_COLL_BXOR));
 	KUNIT_EXPECT_FALSE(test, torus_coll_op_valid(TORUS_COLL_FLOAT,
-						     TORUS_COLL_PROD));
+						     TORUS_COLL_BAND));
+	KUNIT_EXPECT_TRUE(test, torus_coll_op_valid(TORUS_COLL_FLOAT,
+						    TORUS_COLL_PROD));
+	KUNIT_EXPECT_TRUE(test, torus_coll_op_valid(TORUS_COLL_DOUBLE,
+						    TORUS_COLL_MAXLOC));
 	KUNIT_EXPECT_FALSE(test, torus_coll_op_valid(TORUS_COLL_TYPE_MAX + 1,
 						     TORUS_COLL_SUM));
 	KUNIT_EXPECT_TRUE(test, torus_coll_op_valid(TORUS_COLL_INT8,
 						    TORUS_COLL_LXOR));
+}
+
+/* ---- every op on every type, through three tree shapes ---- */
+
+#define COLL_MATRIX_NODES	5
+
+/*
+ * Five nodes' values per type (as torus_coll_load() gives them): set 0
+ * wraps sums and products and has ties at the minimum; set 1 has zeros
+ * for the logical ops, and for floats a sum whose naive order loses it
+ * (2^53 + 1 + -0 + 1 - 2^53: exactly 2, naively 0).
+ */
+static const u64 coll_matrix_inputs[][2][COLL_MATRIX_NODES] = {
+	[TORUS_COLL_INT8] = { { 0x3ULL, 0xffffffffffffff80ULL, 0xfffffffffffffffbULL, 0x7fULL, 0xffffffffffffff80ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
+	[TORUS_COLL_INT16] = { { 0x3ULL, 0xffffffffffff8000ULL, 0xfffffffffffffffbULL, 0x7fffULL, 0xffffffffffff8000ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
+	[TORUS_COLL_INT32] = { { 0x3ULL, 0xffffffff80000000ULL, 0xfffffffffffffffbULL, 0x7fffffffULL, 0xffffffff80000000ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
+	[TORUS_COLL_INT64] = { { 0x3ULL, 0x8000000000000000ULL, 0xfffffffffffffffbULL, 0x7fffffffffffffffULL, 0x8000000000000000ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
+	[TORUS_COLL_UINT8] = { { 0x3ULL, 0xffULL, 0x5ULL, 0x80ULL, 0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
+	[TORUS_COLL_UINT16] = { { 0x3ULL, 0xffffULL, 0x5ULL, 0x8000ULL, 0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
+	[TORUS_COLL_UINT32] = { { 0x3ULL, 0xffffffffULL, 0x5ULL, 0x80000000ULL, 0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
+	[TORUS_COLL_UINT64] = { { 0x3ULL, 0xffffffffffffffffULL, 0x5ULL, 0x8000000000000000ULL, 0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
+	[TORUS_COLL_FLOAT] = { { 0x40400000ULL, 0xbf000000ULL, 0x3fa00000ULL, 0x40000000ULL, 0xc0800000ULL },
+		{ 0x4b800000ULL, 0x3f800000ULL, 0x80000000ULL, 0x3f800000ULL, 0xcb800000ULL } },
+	[TORUS_COLL_DOUBLE] = { { 0x4008000000000000ULL, 0xbfe0000000000000ULL, 0x3ff4000000000000ULL, 0x4000000000000000ULL, 0xc010000000000000ULL },
+		{ 0x4340000000000000ULL, 0x3ff0000000000000ULL, 0x8000000000000000ULL, 0x3ff0000000000000ULL, 0xc340000000000000ULL } },
+};
+
+struct coll_matrix_case {
+	u8 type, op, set;
+	u64 want;
+	u32 loc;
+};
+
+/* expected results from an exact rational reference (Python) */
+static const struct coll_matrix_case coll_matrix_cases[] = {
+	{ TORUS_COLL_INT8, TORUS_COLL_SUM, 0, 0x7dULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_PROD, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MIN, 0, 0xffffffffffffff80ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MAX, 0, 0x7fULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_BOR, 0, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_BXOR, 0, 0xffffffffffffff87ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MINLOC, 0, 0xffffffffffffff80ULL, 1 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MAXLOC, 0, 0x7fULL, 3 },
+	{ TORUS_COLL_INT8, TORUS_COLL_SUM, 1, 0x8ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MIN, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MAX, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_BOR, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_BXOR, 1, 0xfffffffffffffffaULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_LXOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MINLOC, 1, 0xffffffffffffffffULL, 1 },
+	{ TORUS_COLL_INT8, TORUS_COLL_MAXLOC, 1, 0x7ULL, 4 },
+	{ TORUS_COLL_INT16, TORUS_COLL_SUM, 0, 0x7ffdULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_PROD, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MIN, 0, 0xffffffffffff8000ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MAX, 0, 0x7fffULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_BOR, 0, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_BXOR, 0, 0xffffffffffff8007ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MINLOC, 0, 0xffffffffffff8000ULL, 1 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MAXLOC, 0, 0x7fffULL, 3 },
+	{ TORUS_COLL_INT16, TORUS_COLL_SUM, 1, 0x8ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MIN, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MAX, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_BOR, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_BXOR, 1, 0xfffffffffffffffaULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_LXOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MINLOC, 1, 0xffffffffffffffffULL, 1 },
+	{ TORUS_COLL_INT16, TORUS_COLL_MAXLOC, 1, 0x7ULL, 4 },
+	{ TORUS_COLL_INT32, TORUS_COLL_SUM, 0, 0x7ffffffdULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_PROD, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MIN, 0, 0xffffffff80000000ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MAX, 0, 0x7fffffffULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_BOR, 0, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_BXOR, 0, 0xffffffff80000007ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MINLOC, 0, 0xffffffff80000000ULL, 1 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MAXLOC, 0, 0x7fffffffULL, 3 },
+	{ TORUS_COLL_INT32, TORUS_COLL_SUM, 1, 0x8ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MIN, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MAX, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_BOR, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_BXOR, 1, 0xfffffffffffffffaULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_LXOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MINLOC, 1, 0xffffffffffffffffULL, 1 },
+	{ TORUS_COLL_INT32, TORUS_COLL_MAXLOC, 1, 0x7ULL, 4 },
+	{ TORUS_COLL_INT64, TORUS_COLL_SUM, 0, 0x7ffffffffffffffdULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_PROD, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MIN, 0, 0x8000000000000000ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MAX, 0, 0x7fffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_BOR, 0, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_BXOR, 0, 0x8000000000000007ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MINLOC, 0, 0x8000000000000000ULL, 1 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MAXLOC, 0, 0x7fffffffffffffffULL, 3 },
+	{ TORUS_COLL_INT64, TORUS_COLL_SUM, 1, 0x8ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MIN, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MAX, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_BOR, 1, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_BXOR, 1, 0xfffffffffffffffaULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_LXOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MINLOC, 1, 0xffffffffffffffffULL, 1 },
+	{ TORUS_COLL_INT64, TORUS_COLL_MAXLOC, 1, 0x7ULL, 4 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_SUM, 0, 0x8aULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_PROD, 0, 0x80ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MIN, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MAX, 0, 0xffULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_BOR, 0, 0xffULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_BXOR, 0, 0x7aULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MINLOC, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MAXLOC, 0, 0xffULL, 1 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_SUM, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MIN, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MAX, 1, 0x6ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_BOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_BXOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_LXOR, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MINLOC, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT8, TORUS_COLL_MAXLOC, 1, 0x6ULL, 3 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_SUM, 0, 0x800aULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_PROD, 0, 0x8000ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MIN, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MAX, 0, 0xffffULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_BOR, 0, 0xffffULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_BXOR, 0, 0x7ffaULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MINLOC, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MAXLOC, 0, 0xffffULL, 1 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_SUM, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MIN, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MAX, 1, 0x6ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_BOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_BXOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_LXOR, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MINLOC, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT16, TORUS_COLL_MAXLOC, 1, 0x6ULL, 3 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_SUM, 0, 0x8000000aULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_PROD, 0, 0x80000000ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MIN, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MAX, 0, 0xffffffffULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_BOR, 0, 0xffffffffULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_BXOR, 0, 0x7ffffffaULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MINLOC, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MAXLOC, 0, 0xffffffffULL, 1 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_SUM, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MIN, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MAX, 1, 0x6ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_BOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_BXOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_LXOR, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MINLOC, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT32, TORUS_COLL_MAXLOC, 1, 0x6ULL, 3 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_SUM, 0, 0x800000000000000aULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_PROD, 0, 0x8000000000000000ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MIN, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MAX, 0, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_BAND, 0, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_BOR, 0, 0xffffffffffffffffULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_BXOR, 0, 0x7ffffffffffffffaULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_LAND, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_LOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_LXOR, 0, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MINLOC, 0, 0x3ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MAXLOC, 0, 0xffffffffffffffffULL, 1 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_SUM, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MIN, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MAX, 1, 0x6ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_BAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_BOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_BXOR, 1, 0x7ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_LOR, 1, 0x1ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_LXOR, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MINLOC, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_UINT64, TORUS_COLL_MAXLOC, 1, 0x6ULL, 3 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_SUM, 0, 0x3fe00000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_PROD, 0, 0x41700000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MIN, 0, 0xc0800000ULL, 4 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MAX, 0, 0x40400000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_LAND, 0, 0x3f800000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_LOR, 0, 0x3f800000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_LXOR, 0, 0x3f800000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MINLOC, 0, 0xc0800000ULL, 4 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MAXLOC, 0, 0x40400000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_SUM, 1, 0x40000000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MIN, 1, 0xcb800000ULL, 4 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MAX, 1, 0x4b800000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_LOR, 1, 0x3f800000ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_LXOR, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MINLOC, 1, 0xcb800000ULL, 4 },
+	{ TORUS_COLL_FLOAT, TORUS_COLL_MAXLOC, 1, 0x4b800000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_SUM, 0, 0x3ffc000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_PROD, 0, 0x402e000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MIN, 0, 0xc010000000000000ULL, 4 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MAX, 0, 0x4008000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_LAND, 0, 0x3ff0000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_LOR, 0, 0x3ff0000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_LXOR, 0, 0x3ff0000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MINLOC, 0, 0xc010000000000000ULL, 4 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MAXLOC, 0, 0x4008000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_SUM, 1, 0x4000000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_PROD, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MIN, 1, 0xc340000000000000ULL, 4 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MAX, 1, 0x4340000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_LAND, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_LOR, 1, 0x3ff0000000000000ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_LXOR, 1, 0x0ULL, 0 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MINLOC, 1, 0xc340000000000000ULL, 4 },
+	{ TORUS_COLL_DOUBLE, TORUS_COLL_MAXLOC, 1, 0x4340000000000000ULL, 0 },
+
+};
+
+static void coll_matrix_desc(const struct coll_matrix_case *c, char *desc)
+{
+	static const char *const types[] = TORUS_COLL_TYPE_NAMES;
+	static const char *const ops[] = TORUS_COLL_OP_NAMES;
+
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "%s %s set %u", types[c->type],
+		 ops[c->op], c->set);
+}
+
+KUNIT_ARRAY_PARAM(coll_matrix, coll_matrix_cases, coll_matrix_desc);
+
+/* one subtree's partial reduction, as the engine keeps it per element */
+struct coll_part {
+	u64 v;
+	u32 loc;
+	struct torus_xacc acc;
+	struct torus_xprod prod;
+};
+
+static bool coll_float(u8 type)
+{
+	return type == TORUS_COLL_FLOAT || type == TORUS_COLL_DOUBLE;
+}
+
+static void coll_part_init(struct coll_part *p, u8 type, u8 op, u64 v,
+			   u32 rank)
+{
+	p->v = torus_coll_prepare(type, op, v);
+	p->loc = rank;
+	torus_xacc_init(&p->acc);
+	torus_xprod_init(&p->prod);
+	if (type == TORUS_COLL_DOUBLE) {
+		torus_xacc_add_f64(&p->acc, v);
+		torus_xprod_mul_f64(&p->prod, v);
+	} else if (type == TORUS_COLL_FLOAT) {
+		torus_xacc_add_f32(&p->acc, v);
+		torus_xprod_mul_f32(&p->prod, v);
+	}
+}
+
+/* @a takes in @b, through the wire forms for the exact ones */
+static void coll_part_merge(struct kunit *test, struct coll_part *a,
+			    const struct coll_part *b, u8 type, u8 op, u8 *wire)
+{
+	size_t len;
+
+	if (coll_float(type) && op == TORUS_COLL_SUM) {
+		len = torus_xacc_encode(&b->acc, wire, TORUS_XPROD_WIRE_MAX);
+		KUNIT_EXPECT_EQ(test, torus_xacc_decode_merge(&a->acc, wire, len),
+				len);
+	} else if (coll_float(type) && op == TORUS_COLL_PROD) {
+		len = torus_xprod_encode(&b->prod, wire, TORUS_XPROD_WIRE_MAX);
+		KUNIT_EXPECT_EQ(test,
+				torus_xprod_decode_merge(&a->prod, wire, len),
+				len);
+	} else if (torus_coll_op_has_loc(op)) {
+		a->v = torus_coll_combine_loc(type, op, a->v, a->loc, b->v,
+					      b->loc, &a->loc);
+	} else {
+		a->v = torus_coll_combine(type, op, a->v, b->v);
+	}
+}
+
+static u64 coll_part_result(struct kunit *test, const struct coll_part *p,
+			    u8 type, u8 op)
+{
+	u64 out = 0;
+
+	KUNIT_EXPECT_EQ(test, torus_coll_finalize(type, op, p->v,
+			coll_float(type) && op == TORUS_COLL_SUM ? &p->acc : NULL,
+			coll_float(type) && op == TORUS_COLL_PROD ? &p->prod : NULL,
+			&out), 0);
+	return out;
+}
+
+/*
+ * The five values reduced along a chain 0 <- 1 <- ... <- 4, the chain
+ * the other way, and a tree ((0 1) (2 (3 4))): the same bits each way,
+ * the reference's, and the lowest rank holding them.
+ */
+static void torus_coll_matrix_test(struct kunit *test)
+{
+	static const u8 tree[][2] = { { 0, 1 }, { 3, 4 }, { 2, 3 }, { 0, 2 } };
+	const struct coll_matrix_case *c = test->param_value;
+	const u64 *in = coll_matrix_inputs[c->type][c->set];
+	struct coll_part *p;
+	unsigned int shape, i;
+	u8 *wire;
+
+	KUNIT_ASSERT_TRUE(test, torus_coll_op_valid(c->type, c->op));
+	p = kunit_kcalloc(test, COLL_MATRIX_NODES, sizeof(*p), GFP_KERNEL);
+	wire = kunit_kzalloc(test, TORUS_XPROD_WIRE_MAX, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, wire);
+	for (shape = 0; shape < 3; shape++) {
+		for (i = 0; i < COLL_MATRIX_NODES; i++)
+			coll_part_init(&p[i], c->type, c->op, in[i], i);
+		for (i = 0; i + 1 < COLL_MATRIX_NODES && shape < 2; i++) {
+			unsigned int hi = COLL_MATRIX_NODES - 1 - i;
+
+			if (shape == 0)	/* 3 takes 4, 2 takes 3, ... */
+				coll_part_merge(test, &p[hi - 1], &p[hi],
+						c->type, c->op, wire);
+			else		/* 1 takes 0, 2 takes 1, ... */
+				coll_part_merge(test, &p[i + 1], &p[i],
+						c->type, c->op, wire);
+		}
+		for (i = 0; i < ARRAY_SIZE(tree) && shape == 2; i++)
+			coll_part_merge(test, &p[tree[i][0]], &p[tree[i][1]],
+					c->type, c->op, wire);
+		i = shape == 1 ? COLL_MATRIX_NODES - 1 : 0;
+		KUNIT_EXPECT_EQ_MSG(test, coll_part_result(test, &p[i], c->type,
+							   c->op),
+				    c->want, "tree shape %u", shape);
+		if (torus_coll_op_has_loc(c->op))
+			KUNIT_EXPECT_EQ_MSG(test, p[i].loc, c->loc,
+					    "tree shape %u", shape);
+	}
+}
+
+/* A product too long to hold exactly is refused, not rounded early. */
+static void torus_coll_prod_overflow_test(struct kunit *test)
+{
+	struct torus_xprod *a;
+	unsigned int i;
+	u64 out;
+
+	a = kunit_kzalloc(test, sizeof(*a), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	torus_xprod_init(a);
+	/* 1 + 2^-52: 53 significant bits each; 77 fit, 80 do not */
+	for (i = 0; i < 77; i++)
+		torus_xprod_mul_f64(a, 0x3ff0000000000001ULL);
+	KUNIT_EXPECT_EQ(test, torus_coll_finalize(TORUS_COLL_DOUBLE,
+						  TORUS_COLL_PROD, 0, NULL, a,
+						  &out), 0);
+	for (i = 0; i < 3; i++)
+		torus_xprod_mul_f64(a, 0x3ff0000000000001ULL);
+	KUNIT_EXPECT_EQ(test, torus_coll_finalize(TORUS_COLL_DOUBLE,
+						  TORUS_COLL_PROD, 0, NULL, a,
+						  &out), -EOVERFLOW);
 }
 
 /* ---- the default tree ---- */
@@ -281,6 +700,8 @@ static struct kunit_case torus_coll_math_cases[] = {
 	KUNIT_CASE(torus_xacc_float_test),
 	KUNIT_CASE_PARAM(torus_coll_combine_test, coll_combine_gen_params),
 	KUNIT_CASE(torus_coll_op_valid_test),
+	KUNIT_CASE_PARAM(torus_coll_matrix_test, coll_matrix_gen_params),
+	KUNIT_CASE(torus_coll_prod_overflow_test),
 	KUNIT_CASE_PARAM(torus_coll_tree_test, coll_tree_gen_params),
 	{}
 };

@@ -694,8 +694,14 @@ enum torus_port_info_attr {
  * tree's shape and the order of arrival: contributions travel as exact
  * fixed-point sums.  Any nan gives the canonical quiet nan; +inf with
  * -inf gives it too; a zero sum is -0 only if every value was -0; a sum
- * beyond the format's range is an infinity.  min and max of floats give
- * the canonical nan if any value is a nan and order -0 below +0.
+ * beyond the format's range is an infinity.  Products of floats and
+ * doubles are exact too (the odd integer and power of two of the
+ * product), rounded once the same way; a product whose integer outgrows
+ * 4096 bits (more than 77 doubles of full precision) fails with
+ * EOVERFLOW rather than round early.  min and max of floats give the
+ * canonical nan if any value is a nan and order -0 below +0; minloc and
+ * maxloc give the same value and the lowest rank that holds it.  A
+ * reduce runs as an allreduce whose result only the root is given.
  */
 #define TORUS_COLL_TIMEOUT_MS		10000	/* default */
 #define TORUS_COLL_TIMEOUT_MS_MAX	600000
@@ -807,9 +813,12 @@ enum torus_coll_op {
  * @n: elements in this frame (@first + @n <= @count)
  *
  * The elements follow: big-endian 64-bit values (sign-extended integers,
- * float bits), except in UP frames of float and double sums, which
- * carry exact sums (4-byte head: flags, first word, words, 0; then the
- * words big-endian, least significant first; see torus_xacc.c).
+ * float bits), each followed by its big-endian u32 rank for minloc and
+ * maxloc; except in UP frames of float and double sums and products,
+ * which carry exact sums (4-byte head: flags, first word, words, 0; then
+ * the words big-endian, least significant first) or exact products
+ * (8-byte head: flags, words, 0, 0, big-endian s32 exponent; then the
+ * odd integer's words the same way); see torus_xacc.c.
  */
 struct torus_coll_hdr {
 	__u8	phase;
