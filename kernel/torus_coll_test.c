@@ -212,26 +212,57 @@ static void torus_coll_op_valid_test(struct kunit *test)
  * (2^53 + 1 + -0 + 1 - 2^53: exactly 2, naively 0).
  */
 static const u64 coll_matrix_inputs[][2][COLL_MATRIX_NODES] = {
-	[TORUS_COLL_INT8] = { { 0x3ULL, 0xffffffffffffff80ULL, 0xfffffffffffffffbULL, 0x7fULL, 0xffffffffffffff80ULL },
-		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
-	[TORUS_COLL_INT16] = { { 0x3ULL, 0xffffffffffff8000ULL, 0xfffffffffffffffbULL, 0x7fffULL, 0xffffffffffff8000ULL },
-		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
-	[TORUS_COLL_INT32] = { { 0x3ULL, 0xffffffff80000000ULL, 0xfffffffffffffffbULL, 0x7fffffffULL, 0xffffffff80000000ULL },
-		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
-	[TORUS_COLL_INT64] = { { 0x3ULL, 0x8000000000000000ULL, 0xfffffffffffffffbULL, 0x7fffffffffffffffULL, 0x8000000000000000ULL },
-		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL } },
-	[TORUS_COLL_UINT8] = { { 0x3ULL, 0xffULL, 0x5ULL, 0x80ULL, 0x3ULL },
-		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
-	[TORUS_COLL_UINT16] = { { 0x3ULL, 0xffffULL, 0x5ULL, 0x8000ULL, 0x3ULL },
-		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
-	[TORUS_COLL_UINT32] = { { 0x3ULL, 0xffffffffULL, 0x5ULL, 0x80000000ULL, 0x3ULL },
-		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
-	[TORUS_COLL_UINT64] = { { 0x3ULL, 0xffffffffffffffffULL, 0x5ULL, 0x8000000000000000ULL, 0x3ULL },
-		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL } },
-	[TORUS_COLL_FLOAT] = { { 0x40400000ULL, 0xbf000000ULL, 0x3fa00000ULL, 0x40000000ULL, 0xc0800000ULL },
-		{ 0x4b800000ULL, 0x3f800000ULL, 0x80000000ULL, 0x3f800000ULL, 0xcb800000ULL } },
-	[TORUS_COLL_DOUBLE] = { { 0x4008000000000000ULL, 0xbfe0000000000000ULL, 0x3ff4000000000000ULL, 0x4000000000000000ULL, 0xc010000000000000ULL },
-		{ 0x4340000000000000ULL, 0x3ff0000000000000ULL, 0x8000000000000000ULL, 0x3ff0000000000000ULL, 0xc340000000000000ULL } },
+	[TORUS_COLL_INT8] = {
+		{ 0x3ULL, 0xffffffffffffff80ULL, 0xfffffffffffffffbULL,
+		  0x7fULL, 0xffffffffffffff80ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL },
+	},
+	[TORUS_COLL_INT16] = {
+		{ 0x3ULL, 0xffffffffffff8000ULL, 0xfffffffffffffffbULL,
+		  0x7fffULL, 0xffffffffffff8000ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL },
+	},
+	[TORUS_COLL_INT32] = {
+		{ 0x3ULL, 0xffffffff80000000ULL, 0xfffffffffffffffbULL,
+		  0x7fffffffULL, 0xffffffff80000000ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL },
+	},
+	[TORUS_COLL_INT64] = {
+		{ 0x3ULL, 0x8000000000000000ULL, 0xfffffffffffffffbULL,
+		  0x7fffffffffffffffULL, 0x8000000000000000ULL },
+		{ 0x0ULL, 0xffffffffffffffffULL, 0x2ULL, 0x0ULL, 0x7ULL },
+	},
+	[TORUS_COLL_UINT8] = {
+		{ 0x3ULL, 0xffULL, 0x5ULL, 0x80ULL, 0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL },
+	},
+	[TORUS_COLL_UINT16] = {
+		{ 0x3ULL, 0xffffULL, 0x5ULL, 0x8000ULL, 0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL },
+	},
+	[TORUS_COLL_UINT32] = {
+		{ 0x3ULL, 0xffffffffULL, 0x5ULL, 0x80000000ULL, 0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL },
+	},
+	[TORUS_COLL_UINT64] = {
+		{ 0x3ULL, 0xffffffffffffffffULL, 0x5ULL, 0x8000000000000000ULL,
+		  0x3ULL },
+		{ 0x0ULL, 0x1ULL, 0x0ULL, 0x6ULL, 0x0ULL },
+	},
+	[TORUS_COLL_FLOAT] = {
+		{ 0x40400000ULL, 0xbf000000ULL, 0x3fa00000ULL, 0x40000000ULL,
+		  0xc0800000ULL },
+		{ 0x4b800000ULL, 0x3f800000ULL, 0x80000000ULL, 0x3f800000ULL,
+		  0xcb800000ULL },
+	},
+	[TORUS_COLL_DOUBLE] = {
+		{ 0x4008000000000000ULL, 0xbfe0000000000000ULL,
+		  0x3ff4000000000000ULL, 0x4000000000000000ULL,
+		  0xc010000000000000ULL },
+		{ 0x4340000000000000ULL, 0x3ff0000000000000ULL,
+		  0x8000000000000000ULL, 0x3ff0000000000000ULL,
+		  0xc340000000000000ULL },
+	},
 };
 
 struct coll_matrix_case {
@@ -539,12 +570,14 @@ static void coll_part_merge(struct kunit *test, struct coll_part *a,
 static u64 coll_part_result(struct kunit *test, const struct coll_part *p,
 			    u8 type, u8 op)
 {
+	bool sum = coll_float(type) && op == TORUS_COLL_SUM;
+	bool prod = coll_float(type) && op == TORUS_COLL_PROD;
 	u64 out = 0;
+	int err;
 
-	KUNIT_EXPECT_EQ(test, torus_coll_finalize(type, op, p->v,
-			coll_float(type) && op == TORUS_COLL_SUM ? &p->acc : NULL,
-			coll_float(type) && op == TORUS_COLL_PROD ? &p->prod : NULL,
-			&out), 0);
+	err = torus_coll_finalize(type, op, p->v, sum ? &p->acc : NULL,
+				  prod ? &p->prod : NULL, &out);
+	KUNIT_EXPECT_EQ(test, err, 0);
 	return out;
 }
 

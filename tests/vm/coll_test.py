@@ -10,6 +10,7 @@ PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -17,7 +18,7 @@ import time
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import case, results  # noqa: E402
+from vmtest import case, results, skip  # noqa: E402
 from torus_lab import Rack, TORUS, loads_strict  # noqa: E402
 
 DIMS = [3, 3, 3]
@@ -206,6 +207,149 @@ def check_latency(rack):
         reps, ", ".join("%s %.0f us" % kv for kv in out.items()), rtt)
 
 
+def rank(c):
+    """libtorus's rank: x + X * (y + Y * z)."""
+    return c[0] + DIMS[0] * (c[1] + DIMS[1] * c[2])
+
+
+@case("coll_reduce_to_a_root")
+def check_reduce(rack):
+    root = (2, 1, 0)
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["reduce", "type", "int64", "op", "sum", "root",
+                             fmt(root), "timeout", "30000",
+                             str(rank(c)), str(-rank(c) * 3)])
+    all_ok(res)
+    got = res[root][1].get("result")
+    assert got == [351, -1053], "root got %s" % got
+    others = [fmt(c) for c, r in res.items() if c != root and "result" in r[1]]
+    assert not others, "a result on " + " ".join(others)
+    return "int64 sum at 2,1,0 only"
+
+
+@case("coll_minloc_maxloc_lowest_rank")
+def check_loc(rack):
+    # ties on purpose: 5 values over 27 nodes
+    def val(c):
+        return float((rank(c) * 7) % 5) - 2.0
+    for op, pick in (("minloc", min), ("maxloc", max)):
+        res = run_all(rack, rack.nodes,
+                      lambda c: ["allreduce", "type", "double", "op", op,
+                                 "timeout", "30000", repr(val(c)),
+                                 repr(-val(c))])
+        all_ok(res)
+        want = []
+        for k, sign in ((0, 1.0), (1, -1.0)):
+            v = pick(sign * val(c) for c in rack.nodes)
+            want.append((v, min(rank(c) for c in rack.nodes
+                                if sign * val(c) == v)))
+        got = {(tuple(r[1]["result"]), tuple(r[1]["loc"]))
+               for r in res.values()}
+        assert got == {(tuple(w[0] for w in want),
+                        tuple(w[1] for w in want))}, (op, got, want)
+    return "double minloc and maxloc, ties to the lowest rank"
+
+
+@case("coll_double_prod_exact_identical")
+def check_prod(rack):
+    import random
+    rng = random.Random(3)
+    vals = {c: [1.0 + rng.getrandbits(52) * 2.0 ** -52,
+                rng.choice((-1, 1)) * rng.random() * 2.0 ** rng.randint(
+                    -40, 40), 1e300 if rank(c) % 2 else 1e-300]
+            for c in rack.nodes}
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "type", "double", "op", "prod",
+                             "timeout", "30000"] +
+                  [repr(v) for v in vals[c]])
+    all_ok(res)
+    want = []
+    for k in range(3):
+        p = Fraction(1)
+        for c in rack.nodes:
+            p *= Fraction(vals[c][k])
+        want.append(d2bits(float(p)))
+    bits = {tuple(r[1]["bits"]) for r in res.values()}
+    assert bits == {tuple(want)}, "got %s want %s" % (bits, want)
+    naive = 1.0
+    for c in rack.nodes:
+        naive *= vals[c][2]
+    return "3 elements exact (a naive product of element 3 gives %r)" % naive
+
+
+@case("coll_float_logical_ops")
+def check_logical(rack):
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "type", "float", "op", "land",
+                             "timeout", "30000",
+                             "-0" if c == (1, 2, 2) else "nan", "0.5"])
+    all_ok(res)
+    got = {tuple(r[1]["result"]) for r in res.values()}
+    assert got == {(0, 1)}, got
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "type", "double", "op", "lxor",
+                             "timeout", "30000",
+                             "2.5" if rank(c) < 3 else "0"])
+    all_ok(res)
+    got = {tuple(r[1]["result"]) for r in res.values()}
+    assert got == {(1,)}, got
+    return "float land (-0 false, nan true), double lxor"
+
+
+def run_bench(rack, args, timeout=600, window=None):
+    env = dict(os.environ)
+    if window:
+        env["TORUS_COLL_WINDOW"] = str(window)
+    procs = {c: subprocess.Popen(
+        ["ip", "netns", "exec", rack.ns(c), "coll_bench", "-c"] + args,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        for c in rack.nodes}
+    out = {}
+    for c, p in procs.items():
+        so, se = p.communicate(timeout=timeout)
+        assert p.returncode == 0, "%s: %s" % (fmt(c), se.strip()[-300:])
+        out[c] = loads_strict(so)
+    return max(r["avg_us"] for r in out.values())
+
+
+@case("coll_libtorus_1mib_allreduce_and_bcast")
+def check_1mib(rack):
+    """libtorus cuts 1 MiB into 32 pipelined segments; every element of
+    every node is checked (sums of small integers are exact)."""
+    ar = run_bench(rack, ["-n", "1", "-w", "0", "allreduce", str(1 << 20)])
+    bc = run_bench(rack, ["-n", "1", "-w", "0", "bcast", str(1 << 20)])
+    # the same broadcast one segment at a time: what the pipeline gains
+    bc1 = run_bench(rack, ["-n", "1", "-w", "0", "bcast", str(1 << 20)],
+                    window=1)
+    return ("27 nodes: allreduce of 131072 doubles %.2f s, bcast %.2f s "
+            "(one segment at a time: %.2f s, %.1fx)" % (
+                ar / 1e6, bc / 1e6, bc1 / 1e6, bc1 / bc))
+
+
+@case("coll_libtorus_nonblocking_poll")
+def check_nonblocking(rack):
+    """start, poll on torus_fd(), torus_test() until done."""
+    t = run_bench(rack, ["-b", "-n", "5", "-w", "1", "allreduce", "8192"])
+    r = run_bench(rack, ["-b", "-n", "5", "-w", "1", "reduce", "64"])
+    return "8 KiB allreduce %.0f us, reduce %.0f us" % (t, r)
+
+
+@case("coll_mpi_shared_memory_smoke")
+def check_mpi(rack):
+    """The benchmark's MPI side runs (4 ranks, shared memory)."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", TMPDIR="/var/tmp")
+    r = subprocess.run(["mpirun", "-np", "4", "--oversubscribe", "--mca",
+                        "btl", "vader,self", "coll_mpi", "-c", "-n", "5",
+                        "allreduce:8", "bcast:65536"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-500:]
+    res = [loads_strict(x) for x in r.stdout.splitlines()
+           if x.startswith("{")]
+    assert len(res) == 2 and all(x["ok"] for x in res), r.stdout
+    return ", ".join("%s %.0f us" % (x["op"], x["avg_us"]) for x in res)
+
+
 # what a survivor may be told: its cable to the member went away
 # (ENOLINK), a neighbour on the tree failed the operation (ECONNABORTED),
 # or, at worst, the module's timer (ETIMEDOUT)
@@ -269,6 +413,16 @@ def main():
         check_segmented(rack)
         check_ints(rack)
         check_bcast(rack)
+        check_reduce(rack)
+        check_loc(rack)
+        check_prod(rack)
+        check_logical(rack)
+        check_1mib(rack)
+        check_nonblocking(rack)
+        if shutil.which("mpirun") and shutil.which("coll_mpi"):
+            check_mpi(rack)
+        else:
+            skip("coll_mpi_shared_memory_smoke", "no mpirun or coll_mpi")
         check_latency(rack)
         check_member_deleted(rack)
         check_after(rack)

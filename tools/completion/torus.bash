@@ -37,7 +37,7 @@ _torus_value()
 	wrap) printf '%s\n' torus mesh 1 0 ;;
 	type) printf '%s\n' int8 int16 int32 int64 uint8 uint16 uint32 uint64 \
 		float double ;;
-	op) printf '%s\n' sum prod min max band bor bxor land lor lxor ;;
+	op) printf '%s\n' sum prod min max band bor bxor land lor lxor minloc maxloc ;;
 	parent | children) _torus_dirs ;;
 	esac
 }
@@ -53,7 +53,7 @@ _torus_commands()
 	stats) echo reset help ;;
 	monitor) echo dev help ;;
 	neighbor) echo show help ;;
-	coll) echo barrier allreduce broadcast tree help ;;
+	coll) echo barrier allreduce reduce broadcast bcast tree help ;;
 	topo) echo --from --netns --path --svg --dot help ;;
 	esac
 }
@@ -76,7 +76,8 @@ _torus_keywords()
 	"route batch") echo replace dev ;;
 	"coll barrier") echo dev timeout repeat ;;
 	"coll allreduce") echo dev type op timeout repeat ;;
-	"coll broadcast") echo dev type root count timeout ;;
+	"coll reduce") echo dev type op root timeout repeat ;;
+	"coll broadcast"|"coll bcast") echo dev type root count timeout ;;
 	"coll tree") echo show set dev auto default parent children ;;
 	topo\ *) echo --from --netns --path --svg --dot ;;
 	esac

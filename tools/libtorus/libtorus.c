@@ -39,9 +39,11 @@
 #define LT_SEG_BYTES	32768U
 /*
  * segments in flight per context: every node holds TORUS_COLL_SLOTS (16)
- * operations, its own and those its neighbours have started early
+ * operations, its own and those its neighbours have started early.
+ * TORUS_COLL_WINDOW (1 to LT_WINDOW_MAX) overrides it, to measure.
  */
 #define LT_WINDOW	4
+#define LT_WINDOW_MAX	6
 /* room for LT_WINDOW answers queued in the socket */
 #define LT_RCVBUF	(4U << 20)
 /* the module always answers by its own timeout; this guards only
@@ -85,6 +87,7 @@ struct torus_ctx {
 	uint32_t dims[TORUS_MAX_AXES];
 	uint32_t coord[TORUS_MAX_AXES];
 	uint32_t inflight;	/* segments sent, not answered */
+	uint32_t window;	/* at most this many */
 	uint32_t last_seq;
 	struct torus_req *head, *tail;
 	char errmsg[256];
@@ -342,12 +345,16 @@ static int ctx_setup(struct torus_ctx *ctx, const char *ifname)
  */
 struct torus_ctx *torus_open(const char *ifname)
 {
+	const char *window = getenv("TORUS_COLL_WINDOW");
 	struct torus_ctx *ctx = calloc(1, sizeof(*ctx));
 	int err;
 
 	if (!ctx)
 		return NULL;
 	ctx->timeout_ms = TORUS_COLL_TIMEOUT_MS;
+	ctx->window = LT_WINDOW;
+	if (window && atoi(window) >= 1 && atoi(window) <= LT_WINDOW_MAX)
+		ctx->window = (uint32_t)atoi(window);
 	ctx->sendbuf = malloc(LT_SENDBUF);
 	ctx->recvbuf = malloc(LT_RECVBUF);
 	if (ctx->sendbuf && ctx->recvbuf && !ctx_setup(ctx, ifname))
@@ -561,7 +568,7 @@ static int issue(struct torus_ctx *ctx)
 		for (i = 0; i < r->nseg; i++) {
 			if (r->seg[i].sent)
 				continue;
-			if (ctx->inflight >= LT_WINDOW)
+			if (ctx->inflight >= ctx->window)
 				return 0;
 			if (seg_send(r, &r->seg[i])) {
 				/* never sent: fail it here, keep the order */

@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""make bench-coll: collectives in torus.ko (libtorus) beside Open MPI.
+
+Runs inside the test VM (tests/vm/run).  For each rack size (2x2x2,
+3x3x3, 4x4x4 tori of namespaces placed by hand) it measures barrier,
+allreduce of 8 bytes and of 8 KiB (doubles, summed) and a 1 MiB
+broadcast, three ways, in the same boot:
+
+  torus    every node runs tests/bench/coll_bench (libtorus) at once;
+  mpi-tcp  Open MPI, one rank per node namespace, TCP over the fabric
+           (btl tcp and the runtime's own traffic on tor0); mpirun runs
+           in the namespace of 0,0,0 and starts each node's daemon with
+           tests/bench/mpi-netns-agent (ip netns exec + its own host
+           name), as its rsh launch agent;
+  mpi-shm  Open MPI, all ranks in one namespace, shared memory (vader).
+
+Every rank of every run is checked (-c).  Open MPI's ranks poll while
+they wait; with more ranks than the VM's 2 CPUs they are told to yield
+(mpi_yield_when_idle), as Open MPI itself does when it sees the node
+oversubscribed.  Prints the table and writes build/bench-coll/results.json
+and results.md.
+
+    bench-coll.py [--sizes 8,27,64] [--quick]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
+from torus_lab import Rack, addr4  # noqa: E402
+
+BIN = os.path.join(REPO, "build", "bin")
+AGENT = os.path.join(HERE, "mpi-netns-agent")
+OUT = os.path.join(REPO, "build", "bench-coll")
+DIMS = {8: [2, 2, 2], 27: [3, 3, 3], 64: [4, 4, 4]}
+PREFIX = "k"
+
+
+def ops(quick):
+    """(op, bytes, iterations) of the comparison."""
+    if quick:
+        return [("barrier", 0, 20), ("allreduce", 8, 20),
+                ("allreduce", 8192, 5), ("bcast", 1 << 20, 1)]
+    return [("barrier", 0, 200), ("allreduce", 8, 200),
+            ("allreduce", 8192, 50), ("bcast", 1 << 20, 5)]
+
+
+def mpi_env():
+    return dict(os.environ, COLL_NS_PREFIX=PREFIX,
+                OMPI_ALLOW_RUN_AS_ROOT="1",
+                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", TMPDIR="/var/tmp",
+                OMPI_MCA_plm_rsh_agent=AGENT,
+                OMPI_MCA_plm_rsh_no_tree_spawn="1",
+                OMPI_MCA_mpi_yield_when_idle="1")
+
+
+def parse_lines(text):
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("{"):
+            out.append(json.loads(line))
+    return out
+
+
+def run_torus(rack, op, nbytes, iters):
+    procs = [subprocess.Popen(
+        ["ip", "netns", "exec", rack.ns(c), os.path.join(BIN, "coll_bench"),
+         "-c", "-n", str(iters), "-w", "2", op, str(nbytes)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for c in rack.nodes]
+    worst, ok, errs = 0.0, True, []
+    for p in procs:
+        so, se = p.communicate(timeout=1200)
+        res = parse_lines(so)
+        if p.returncode or not res or not res[0]["ok"]:
+            ok = False
+            errs.append(se.strip()[-200:])
+            continue
+        worst = max(worst, res[0]["avg_us"])
+    return (worst if ok else None), errs
+
+
+def run_mpi(rack, tcp, specs):
+    n = len(rack.nodes)
+    args = [os.path.join(BIN, "coll_mpi"), "-c", "-w", "2"] + [
+        "%s:%d:%d" % s for s in specs]
+    if tcp:
+        hosts = os.path.join(OUT, "hosts-%d" % n)
+        with open(hosts, "w") as f:
+            for c in rack.nodes:
+                f.write("%s slots=1\n" % addr4(c))
+        cmd = ["mpirun", "--hostfile", hosts, "-np", str(n),
+               "--mca", "btl", "tcp,self",
+               "--mca", "btl_tcp_if_include", "tor0",
+               "--mca", "oob_tcp_if_include", "tor0"] + args
+        # mpirun's own node is named like the others (the agent's rule)
+        cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "unshare",
+               "--uts", "sh", "-c", 'hostname %s; exec "$@"' %
+               addr4(rack.nodes[0]), "sh"] + cmd
+    else:
+        cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "mpirun",
+               "-np", str(n), "--oversubscribe", "--mca", "btl",
+               "vader,self"] + args
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, env=mpi_env(), capture_output=True, text=True,
+                       timeout=3000)
+    wall = time.monotonic() - t0
+    res = {(x["op"], x["bytes"]): x for x in parse_lines(r.stdout)}
+    if r.returncode:
+        sys.stderr.write("mpirun %s: rc %d: %s\n" % (
+            "tcp" if tcp else "shm", r.returncode, r.stderr[-600:]))
+    return res, wall
+
+
+def fmt_us(v):
+    if v is None:
+        return "failed"
+    return "%.0f" % v if v >= 100 else "%.1f" % v
+
+
+def ratio(a, b):
+    return "%.1fx" % (a / b) if a and b else "-"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--sizes", default="8,27,64")
+    ap.add_argument("--quick", action="store_true",
+                    help="few iterations (the smoke run)")
+    a = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    rows = []
+    status = 0
+    for n in [int(x) for x in a.sizes.split(",")]:
+        rack = Rack(DIMS[n], [True] * 3, prefix=PREFIX)
+        secs = rack.build(static=True)
+        print("# %d nodes: rack built in %.1f s" % (n, secs), flush=True)
+        try:
+            specs = ops(a.quick)
+            tcp, tcp_wall = run_mpi(rack, True, specs)
+            print("# mpi-tcp: %.0f s with start-up" % tcp_wall, flush=True)
+            shm, shm_wall = run_mpi(rack, False, specs)
+            print("# mpi-shm: %.0f s with start-up" % shm_wall, flush=True)
+            for op, nbytes, iters in specs:
+                t, errs = run_torus(rack, op, nbytes, iters)
+                if t is None:
+                    status = 1
+                    print("# torus %s %d failed: %s" % (op, nbytes, errs[:2]))
+                row = dict(nodes=n, op=op, bytes=nbytes, iters=iters,
+                           torus_us=t)
+                for name, res in (("mpi_tcp_us", tcp), ("mpi_shm_us", shm)):
+                    x = res.get((op, nbytes))
+                    row[name] = x["avg_us"] if x and x["ok"] else None
+                rows.append(row)
+                print("%2d nodes %-9s %7d B: torus %s us, mpi-tcp %s us "
+                      "(%s), mpi-shm %s us (%s)" % (
+                          n, op, nbytes, fmt_us(t), fmt_us(row["mpi_tcp_us"]),
+                          ratio(row["mpi_tcp_us"], t),
+                          fmt_us(row["mpi_shm_us"]),
+                          ratio(row["mpi_shm_us"], t)), flush=True)
+        finally:
+            rack.destroy(quiet=True)
+    with open(os.path.join(OUT, "results.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+    md = ["| nodes | operation | torus.ko (us) | Open MPI TCP on tor0 (us) "
+          "| ratio | Open MPI shared memory (us) | ratio |",
+          "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        what = r["op"] + (" %s" % ("8 B" if r["bytes"] == 8 else
+                                   "8 KiB" if r["bytes"] == 8192 else
+                                   "1 MiB" if r["bytes"] else ""))
+        md.append("| %d | %s | %s | %s | %s | %s | %s |" % (
+            r["nodes"], what.strip(), fmt_us(r["torus_us"]),
+            fmt_us(r["mpi_tcp_us"]), ratio(r["mpi_tcp_us"], r["torus_us"]),
+            fmt_us(r["mpi_shm_us"]), ratio(r["mpi_shm_us"], r["torus_us"])))
+    with open(os.path.join(OUT, "results.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
