@@ -453,12 +453,27 @@ static void coll_neighbor(const struct torus_geom *g, u8 dir, u8 *out)
 		out[axis] = out[axis] + 1 < g->dims[axis] ? out[axis] + 1 : 0;
 }
 
+/*
+ * Bytes of elements per frame: as many as the node's MTU (its ports'
+ * smallest) allows, so raising the ports' MTU cuts the frames per
+ * message; never less than a standard frame's (a smaller MTU drops
+ * collective frames, see the README), never more than
+ * TORUS_COLL_FRAME_MAX (an atomic allocation).
+ */
+static unsigned int coll_frame_room(const struct torus_coll_slot *s)
+{
+	unsigned int mtu = READ_ONCE(s->coll->node->dev->mtu);
+
+	return clamp_t(unsigned int, mtu - TORUS_COLL_HDR_LEN,
+		       TORUS_COLL_FRAME_ROOM, TORUS_COLL_FRAME_MAX);
+}
+
 static struct sk_buff *coll_frame_new(const struct torus_coll_slot *s,
 				      const struct torus_geom *g, u8 phase,
-				      u8 dir, u32 first, u8 flags)
+				      u8 dir, u32 first, u8 flags,
+				      unsigned int room)
 {
-	unsigned int len = TORUS_HDR_LEN + TORUS_COLL_HDR_LEN +
-			   TORUS_COLL_FRAME_ROOM;
+	unsigned int len = TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + room;
 	u8 dst[TORUS_MAX_AXES];
 	struct torus_coll_hdr *ch;
 	struct sk_buff *skb;
@@ -516,7 +531,8 @@ static void coll_fail(struct torus_coll_slot *s, int err,
 		for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
 			if (!(tell & BIT(dir)) || dir == skip)
 				continue;
-			skb = coll_frame_new(s, g, TORUS_COLL_ABORT, dir, 0, 0);
+			skb = coll_frame_new(s, g, TORUS_COLL_ABORT, dir, 0, 0,
+					     0);
 			if (skb)
 				coll_frame_close(skb, 0, &out->frames);
 		}
@@ -585,6 +601,7 @@ static size_t coll_decode_merge(struct torus_coll_slot *s, u32 i,
 static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 		     u8 phase, u8 dir, struct coll_out *out)
 {
+	unsigned int max_room = coll_frame_room(s);
 	bool up = phase == TORUS_COLL_UP;
 	struct sk_buff *skb;
 	u32 i, first = 0;
@@ -592,19 +609,19 @@ static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 	if (phase == TORUS_COLL_UP && s->kind == TORUS_COLL_BCAST &&
 	    !s->has_data) {
 		/* nothing from this subtree: say so in one frame */
-		skb = coll_frame_new(s, g, phase, dir, 0, TORUS_COLL_F_EMPTY);
+		skb = coll_frame_new(s, g, phase, dir, 0, TORUS_COLL_F_EMPTY,
+				     0);
 		if (!skb)
 			return -ENOMEM;
 		coll_frame_close(skb, s->count, &out->frames);
 		return 0;
 	}
-	skb = coll_frame_new(s, g, phase, dir, 0, 0);
+	skb = coll_frame_new(s, g, phase, dir, 0, 0, max_room);
 	if (!skb)
 		return -ENOMEM;
 	for (i = 0; i < s->count; i++) {
-		unsigned int room = TORUS_COLL_FRAME_ROOM -
-				    (skb->len - TORUS_HDR_LEN -
-				     TORUS_COLL_HDR_LEN);
+		unsigned int room = max_room - (skb->len - TORUS_HDR_LEN -
+						TORUS_COLL_HDR_LEN);
 		size_t len;
 
 		len = coll_encode(s, up, i, skb_tail_pointer(skb), room);
@@ -616,7 +633,8 @@ static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 			/* full: close this frame, the element opens the next */
 			coll_frame_close(skb, i - first, &out->frames);
 			first = i;
-			skb = coll_frame_new(s, g, phase, dir, first, 0);
+			skb = coll_frame_new(s, g, phase, dir, first, 0,
+					     max_room);
 			if (!skb)
 				return -ENOMEM;
 			i--;

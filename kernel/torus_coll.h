@@ -25,9 +25,12 @@ struct torus_port;
 #define TORUS_COLL_EARLY_MAX	256
 /* an operation only neighbours have joined is forgotten after this */
 #define TORUS_COLL_EARLY_MS	TORUS_COLL_TIMEOUT_MS_MAX
-/* elements and their headers fill at most a standard Ethernet frame */
+/* bytes of elements in a frame: at least what a standard Ethernet frame
+ * holds, more when the ports' MTU allows (torus_coll.c)
+ */
 #define TORUS_COLL_FRAME_ROOM	(ETH_DATA_LEN - TORUS_HDR_LEN - \
 				 TORUS_COLL_HDR_LEN)
+#define TORUS_COLL_FRAME_MAX	16000
 
 /**
  * struct torus_coll_done - how an operation ended, for the one who asked

@@ -21,7 +21,7 @@ they wait; with more ranks than the VM's 2 CPUs they are told to yield
 oversubscribed.  Prints the table and writes build/bench-coll/results.json
 and results.md.
 
-    bench-coll.py [--sizes 8,27,64] [--quick]
+    bench-coll.py [--sizes 8,27,64] [--mtu 1500] [--quick]
 """
 
 import argparse
@@ -120,6 +120,15 @@ def run_mpi(rack, tcp, specs):
     return res, wall
 
 
+def set_mtu(rack, mtu):
+    """Every port of every node to @mtu (tor0 follows its ports)."""
+    for c in rack.nodes:
+        cmds = "".join("link set %s mtu %d\n" % (rack.port(c, a, n), mtu)
+                       for a, n in rack.ports(c))
+        subprocess.run(["ip", "-n", rack.ns(c), "-batch", "-"], input=cmds,
+                       text=True, check=True)
+
+
 def fmt_us(v):
     if v is None:
         return "failed"
@@ -133,6 +142,8 @@ def ratio(a, b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="8,27,64")
+    ap.add_argument("--mtu", type=int, default=1500,
+                    help="MTU of every port (both sides use it)")
     ap.add_argument("--quick", action="store_true",
                     help="few iterations (the smoke run)")
     a = ap.parse_args()
@@ -142,7 +153,10 @@ def main():
     for n in [int(x) for x in a.sizes.split(",")]:
         rack = Rack(DIMS[n], [True] * 3, prefix=PREFIX)
         secs = rack.build(static=True)
-        print("# %d nodes: rack built in %.1f s" % (n, secs), flush=True)
+        if a.mtu != 1500:
+            set_mtu(rack, a.mtu)
+        print("# %d nodes: rack built in %.1f s, port MTU %d" % (
+            n, secs, a.mtu), flush=True)
         try:
             specs = ops(a.quick)
             tcp, tcp_wall = run_mpi(rack, True, specs)
@@ -155,7 +169,7 @@ def main():
                     status = 1
                     print("# torus %s %d failed: %s" % (op, nbytes, errs[:2]))
                 row = dict(nodes=n, op=op, bytes=nbytes, iters=iters,
-                           torus_us=t)
+                           mtu=a.mtu, torus_us=t)
                 for name, res in (("mpi_tcp_us", tcp), ("mpi_shm_us", shm)):
                     x = res.get((op, nbytes))
                     row[name] = x["avg_us"] if x and x["ok"] else None
@@ -168,7 +182,8 @@ def main():
                           ratio(row["mpi_shm_us"], t)), flush=True)
         finally:
             rack.destroy(quiet=True)
-    with open(os.path.join(OUT, "results.json"), "w") as f:
+    tag = "" if a.mtu == 1500 else "-mtu%d" % a.mtu
+    with open(os.path.join(OUT, "results%s.json" % tag), "w") as f:
         json.dump(rows, f, indent=1)
     md = ["| nodes | operation | torus.ko (us) | Open MPI TCP on tor0 (us) "
           "| ratio | Open MPI shared memory (us) | ratio |",
@@ -181,7 +196,7 @@ def main():
             r["nodes"], what.strip(), fmt_us(r["torus_us"]),
             fmt_us(r["mpi_tcp_us"]), ratio(r["mpi_tcp_us"], r["torus_us"]),
             fmt_us(r["mpi_shm_us"]), ratio(r["mpi_shm_us"], r["torus_us"])))
-    with open(os.path.join(OUT, "results.md"), "w") as f:
+    with open(os.path.join(OUT, "results%s.md" % tag), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
     return status
