@@ -1226,6 +1226,51 @@ static void torus_coll_in_flight_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->answer[0].seq, 3U);
 }
 
+#define COLL_MTU_COUNT	1000
+
+/* With the ports' MTU raised, one frame carries what took six. */
+static void torus_coll_mtu_frames_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	struct net_device *devs[] = { fx->a_port, fx->a_far, fx->b_port,
+				      fx->b_far };
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = TORUS_COLL_SUM,
+		.count = COLL_MTU_COUNT,
+		.timeout_ms = 5000,
+		.net = &init_net,
+	};
+	const struct torus_coll_hdr *ch;
+	struct sk_buff *skb;
+	unsigned int i;
+	int err = 0;
+	s64 *v;
+
+	v = kunit_kcalloc(test, COLL_MTU_COUNT, sizeof(*v), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	req.data = v;
+	rtnl_lock();
+	for (i = 0; i < ARRAY_SIZE(devs) && !err; i++)
+		err = dev_set_mtu(devs[i], 9000);
+	if (!err)
+		err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_EXPECT_EQ(test, fx->node->mtu, 9000U - TORUS_HDR_LEN);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
+			 COLL_MTU_COUNT, COLL_MTU_COUNT, 1);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	skb = skb_dequeue(&fx->to_parent);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, ch->phase, TORUS_COLL_UP);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->n), (u32)COLL_MTU_COUNT);
+	kfree_skb(skb);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+}
+
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_updown_test),
 	KUNIT_CASE(torus_coll_early_test),
@@ -1234,6 +1279,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_malformed_test),
 	KUNIT_CASE(torus_coll_abort_test),
 	KUNIT_CASE(torus_coll_no_parent_test),
+	KUNIT_CASE(torus_coll_mtu_frames_test),
 	{}
 };
 

@@ -783,11 +783,21 @@ int torus_wait(struct torus_req *req)
 	struct torus_ctx *ctx = req->ctx;
 	struct pollfd pfd = { .fd = torus_fd(ctx), .events = POLLIN };
 	int64_t limit = now_ms() + ctx->timeout_ms + LT_GRACE_MS;
-	uint32_t i;
+	uint32_t i, done = req->ndone;
 	int ret;
 
 	while (!(ret = torus_test(req))) {
-		int64_t left = limit - now_ms();
+		int64_t left;
+
+		/* each segment is answered within the timeout of its own
+		 * start, and segments start as others finish: the guard
+		 * runs from the last answer
+		 */
+		if (req->ndone != done) {
+			done = req->ndone;
+			limit = now_ms() + ctx->timeout_ms + LT_GRACE_MS;
+		}
+		left = limit - now_ms();
 
 		if (left <= 0) {
 			for (i = 0; i < req->nseg; i++)
