@@ -769,20 +769,34 @@ static void coll_apply_or_fail(struct torus_coll_slot *s,
 		coll_fail(s, err, g, TORUS_DIR_NONE, out);
 }
 
-/* The node's tree now: installed, or the default over live cables. */
+/*
+ * The node's tree now: for the whole fabric the installed one, or the
+ * default over live cables; for a group (a bit per axis it spans) the
+ * default tree of the sub-torus through this node: the other axes count
+ * as extent 1, so the tree never leaves the group.
+ */
 static void coll_tree(struct torus_coll *coll, const struct torus_fib *fib,
-		      u8 *parent, u32 *children)
+		      u16 group, u8 *parent, u32 *children)
 {
 	const struct torus_geom *g = &fib->geom;
+	u8 coord[TORUS_MAX_AXES] = { 0 };
+	u16 dims[TORUS_MAX_AXES];
+	unsigned int axis;
 
-	if (coll->tree_set) {
+	if (!group && coll->tree_set) {
 		*parent = coll->tree_parent;
 		*children = coll->tree_children;
 		return;
 	}
-	*parent = torus_coll_tree_parent(g->ndims, g->dims, g->wrap, g->coord);
-	*children = torus_coll_tree_children(g->ndims, g->dims, g->wrap,
-					     g->coord) & torus_fib_usable(fib);
+	for (axis = 0; axis < g->ndims; axis++) {
+		bool member = !group || group & BIT(axis);
+
+		dims[axis] = member ? g->dims[axis] : 1;
+		coord[axis] = member ? g->coord[axis] : 0;
+	}
+	*parent = torus_coll_tree_parent(g->ndims, dims, g->wrap, coord);
+	*children = torus_coll_tree_children(g->ndims, dims, g->wrap,
+					     coord) & torus_fib_usable(fib);
 }
 
 void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
@@ -795,7 +809,7 @@ void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
 	fib = rcu_dereference(node->fib);
 	spin_lock_bh(&coll->lock);
 	*set = coll->tree_set;
-	coll_tree(coll, fib, parent, children);
+	coll_tree(coll, fib, 0, parent, children);
 	spin_unlock_bh(&coll->lock);
 	rcu_read_unlock();
 }
@@ -930,19 +944,20 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		err = -ENETDOWN;
 		goto unlock;
 	}
-	s = coll_find(coll, 0, coll->next_seq);
+	s = coll_find(coll, req->group, coll->next_seq[req->group]);
 	if (s && s->state != TORUS_COLL_EARLY)
 		s = NULL;	/* the numbers went round: still in flight */
 	else if (!s)
-		s = coll_alloc(coll, 0, coll->next_seq, req->timeout_ms);
+		s = coll_alloc(coll, req->group, coll->next_seq[req->group],
+			       req->timeout_ms);
 	if (!s) {
 		NL_SET_ERR_MSG(extack,
 			       "torus: too many collective operations in flight");
 		err = -EBUSY;
 		goto unlock;
 	}
-	coll->next_seq++;
-	coll_tree(coll, fib, &parent, &children);
+	coll->next_seq[req->group]++;
+	coll_tree(coll, fib, req->group, &parent, &children);
 	s->kind = req->kind;
 	s->type = req->type;
 	s->op = req->op;
@@ -1005,7 +1020,7 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 	if (ch->phase < TORUS_COLL_UP || ch->phase > TORUS_COLL_ABORT ||
 	    ch->kind > TORUS_COLL_KIND_MAX || ch->type > TORUS_COLL_TYPE_MAX ||
 	    ch->op > TORUS_COLL_OP_MAX || ch->flags & ~TORUS_COLL_F_EMPTY ||
-	    ch->reserved || ch->group)
+	    ch->reserved || ntohs(ch->group) >> g->ndims)
 		return false;
 	return count <= TORUS_COLL_MAX_COUNT && first <= count &&
 	       n <= count - first;
@@ -1026,6 +1041,7 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 	struct torus_coll_slot *s;
 	struct coll_out out;
 	u8 in_dir;
+	u16 group;
 	u32 seq;
 
 	fib = rcu_dereference(node->fib);
@@ -1055,16 +1071,17 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 	spin_lock(&coll->lock);
 	if (coll->dead)
 		goto drop;
-	s = coll_find(coll, 0, seq);
+	group = ntohs(ch->group);
+	s = coll_find(coll, group, seq);
 	if (!s) {
 		/* a contribution or an abort ahead of this node's own join;
 		 * anything else is for an operation this node has finished
 		 * or failed
 		 */
 		if (ch->phase == TORUS_COLL_DOWN ||
-		    (s32)(seq - coll->next_seq) < 0)
+		    (s32)(seq - coll->next_seq[group]) < 0)
 			goto drop;
-		s = coll_alloc(coll, 0, seq, TORUS_COLL_EARLY_MS);
+		s = coll_alloc(coll, group, seq, TORUS_COLL_EARLY_MS);
 		if (!s)
 			goto drop;
 	}

@@ -21,6 +21,8 @@ struct torus_port;
  * neighbour before this node joined them
  */
 #define TORUS_COLL_SLOTS	16
+/* groups: 0, the whole fabric, or a bit per axis (a line, a plane, ...) */
+#define TORUS_COLL_GROUPS	BIT(TORUS_MAX_AXES)
 /* frames kept per operation until this node joins it */
 #define TORUS_COLL_EARLY_MAX	256
 /* an operation only neighbours have joined is forgotten after this */
@@ -81,7 +83,7 @@ struct torus_coll;
  * @down_got: result elements received from the parent
  * @seq: sequence number in the group
  * @count: elements
- * @group: 0, the whole fabric
+ * @group: 0, the whole fabric, or a bit per axis of the sub-torus
  * @children: bit per child direction
  * @pending: children whose contribution is incomplete
  * @parent: direction of the parent, TORUS_DIR_NONE at the root
@@ -126,7 +128,8 @@ struct torus_coll_slot {
  * struct torus_coll - a node's collective state
  * @node: the node
  * @lock: guards everything here (softirq, timers, netlink)
- * @next_seq: sequence number of the next operation this node joins
+ * @next_seq: per group, the sequence number of the next operation this
+ *	node joins
  * @dead: the node is going away: nothing new starts
  * @tree_set: @tree_parent and @tree_children were installed
  * @tree_parent: installed parent direction
@@ -138,7 +141,7 @@ struct torus_coll_slot {
 struct torus_coll {
 	struct torus_node *node;
 	spinlock_t lock;	/* see above */
-	u32 next_seq;
+	u32 next_seq[TORUS_COLL_GROUPS];
 	bool dead;
 	bool tree_set;
 	u8 tree_parent;
@@ -153,6 +156,7 @@ struct torus_coll {
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
  * @op: enum torus_coll_op
+ * @group: 0 (the whole fabric) or a bit per axis the group spans
  * @root: broadcast and reduce: this node is the root
  * @count: elements
  * @timeout_ms: fail after this long
@@ -162,6 +166,7 @@ struct torus_coll {
  * @nlseq: the request's sequence number
  */
 struct torus_coll_req {
+	u16 group;
 	u8 kind;
 	u8 type;
 	u8 op;

@@ -90,13 +90,37 @@ static struct net_device *coll_nl_get_dev(struct genl_info *info)
 	return dev;
 }
 
-/* The parts of a request that depend on the node: the broadcast root. */
+/*
+ * The parts of a request that depend on the node: the group's axes
+ * exist, and the root of a broadcast or reduce is a member of it.
+ */
+static int coll_nl_group(struct genl_info *info, struct torus_node *node,
+			 u16 group)
+{
+	const struct torus_fib *fib;
+	unsigned int ndims = 0;
+
+	rcu_read_lock();
+	fib = rcu_dereference(node->fib);
+	if (fib && fib->placed)
+		ndims = fib->geom.ndims;
+	rcu_read_unlock();
+	if (ndims && group >> ndims) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[TORUS_A_COLL_GROUP],
+				    "torus: the group spans an axis the fabric does not have");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int coll_nl_root(struct genl_info *info, struct torus_node *node,
-			bool *root)
+			u16 group, bool *root)
 {
 	u8 coord[TORUS_MAX_AXES], own[TORUS_MAX_AXES];
 	const struct torus_fib *fib;
 	struct torus_geom g = {};
+	unsigned int i;
 	int err;
 
 	if (!info->attrs[TORUS_A_COLL_ROOT]) {
@@ -118,6 +142,13 @@ static int coll_nl_root(struct genl_info *info, struct torus_node *node,
 				   info->extack);
 	if (err)
 		return err;
+	for (i = 0; group && i < g.ndims; i++)
+		if (!(group & BIT(i)) && coord[i] != own[i]) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[TORUS_A_COLL_ROOT],
+					    "torus: the root is not in this node's group");
+			return -EINVAL;
+		}
 	*root = !memcmp(coord, own, TORUS_MAX_AXES);
 	return 0;
 }
@@ -141,6 +172,8 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 	req.kind = nla_get_u8(attrs[TORUS_A_COLL_KIND]);
 	if (attrs[TORUS_A_COLL_TIMEOUT_MS])
 		req.timeout_ms = nla_get_u32(attrs[TORUS_A_COLL_TIMEOUT_MS]);
+	if (attrs[TORUS_A_COLL_GROUP])
+		req.group = nla_get_u16(attrs[TORUS_A_COLL_GROUP]);
 	if (req.kind != TORUS_COLL_BARRIER) {
 		if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_TYPE))
 			return -EINVAL;
@@ -172,8 +205,11 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!dev)
 		return -ENODEV;
 	node = netdev_priv(dev);
+	err = coll_nl_group(info, node, req.group);
+	if (err)
+		goto out;
 	if (req.kind == TORUS_COLL_BCAST || req.kind == TORUS_COLL_REDUCE) {
-		err = coll_nl_root(info, node, &req.root);
+		err = coll_nl_root(info, node, req.group, &req.root);
 		if (err)
 			goto out;
 	}

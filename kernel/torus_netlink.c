@@ -137,6 +137,8 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_ROUTES_PACKED]	= NLA_POLICY_VALIDATE_FN(NLA_BINARY,
 						 torus_nl_validate_recs),
 	[TORUS_A_COLL_LOC]	= { .type = NLA_REJECT },
+	[TORUS_A_COLL_GROUP]	= NLA_POLICY_MAX(NLA_U16,
+						 TORUS_COLL_GROUPS - 1),
 };
 
 /* ---- parsing helpers ---- */

@@ -183,6 +183,7 @@ expect coll_allreduce_uint_negative 2 'invalid value "-1"' \
 	coll allreduce type uint32 -1
 expect coll_broadcast_no_root 2 'missing root' coll broadcast count 2
 expect coll_reduce_no_root 2 'missing root' coll reduce op minloc 1
+expect coll_bad_group 2 'invalid group "xx"' coll barrier group xx
 expect coll_bcast_bad_count 2 'invalid count "0"' coll bcast root 0,0,0 count 0
 expect coll_timeout_zero 2 'invalid timeout "0"' coll barrier timeout 0
 expect coll_tree_set_no_parent 2 'missing parent' \

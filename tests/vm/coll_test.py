@@ -296,6 +296,38 @@ def check_logical(rack):
     return "float land (-0 false, nan true), double lxor"
 
 
+@case("coll_groups_lines_and_planes")
+def check_groups(rack):
+    """Every x line sums on its own, then every xy plane, then each y
+    line broadcasts from its y = 0 node: 9, 3 and 9 operations at once,
+    numbered per group."""
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "type", "int64", "group", "x",
+                             "timeout", "30000", str(rank(c))])
+    all_ok(res)
+    bad = [fmt(c) for c, r in res.items() if r[1]["result"] != [
+        sum(rank((x, c[1], c[2])) for x in range(DIMS[0]))]]
+    assert not bad, "x lines wrong on " + " ".join(bad)
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "type", "int64", "op", "max",
+                             "group", "xy", "timeout", "30000",
+                             str(rank(c))])
+    all_ok(res)
+    bad = [fmt(c) for c, r in res.items() if r[1]["result"] != [
+        rank((DIMS[0] - 1, DIMS[1] - 1, c[2]))]]
+    assert not bad, "xy planes wrong on " + " ".join(bad)
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["broadcast", "type", "int32", "group", "y",
+                             "root", fmt((c[0], 0, c[2])),
+                             "timeout", "30000"] +
+                  ([str(100 + rank(c))] if c[1] == 0 else ["count", "1"]))
+    all_ok(res)
+    bad = [fmt(c) for c, r in res.items()
+           if r[1]["result"] != [100 + rank((c[0], 0, c[2]))]]
+    assert not bad, "y line broadcasts wrong on " + " ".join(bad)
+    return "9 x lines, 3 xy planes, 9 y-line broadcasts"
+
+
 def run_bench(rack, args, timeout=600, window=None):
     env = dict(os.environ)
     if window:
@@ -414,6 +446,7 @@ def main():
         check_ints(rack)
         check_bcast(rack)
         check_reduce(rack)
+        check_groups(rack)
         check_loc(rack)
         check_prod(rack)
         check_logical(rack)

@@ -74,10 +74,10 @@ _torus_keywords()
 	"route add") echo via plan1 dir plan dev ;;
 	"route del") echo dev ;;
 	"route batch") echo replace dev ;;
-	"coll barrier") echo dev timeout repeat ;;
-	"coll allreduce") echo dev type op timeout repeat ;;
-	"coll reduce") echo dev type op root timeout repeat ;;
-	"coll broadcast"|"coll bcast") echo dev type root count timeout ;;
+	"coll barrier") echo dev group timeout repeat ;;
+	"coll allreduce") echo dev group type op timeout repeat ;;
+	"coll reduce") echo dev group type op root timeout repeat ;;
+	"coll broadcast"|"coll bcast") echo dev group type root count timeout ;;
 	"coll tree") echo show set dev auto default parent children ;;
 	topo\ *) echo --from --netns --path --svg --dot ;;
 	esac

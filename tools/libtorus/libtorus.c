@@ -62,6 +62,7 @@ struct lt_seg {
 struct torus_req {
 	struct torus_ctx *ctx;
 	struct torus_req *next;	/* the context's queue, in start order */
+	uint16_t group;
 	uint8_t kind;
 	uint8_t type;
 	uint8_t op;
@@ -83,6 +84,7 @@ struct torus_ctx {
 	uint32_t ifindex;
 	uint32_t nlseq;
 	uint32_t timeout_ms;
+	uint16_t group;		/* of the operations started from now on */
 	unsigned int ndims;
 	uint32_t dims[TORUS_MAX_AXES];
 	uint32_t coord[TORUS_MAX_AXES];
@@ -447,6 +449,27 @@ int torus_set_timeout(struct torus_ctx *ctx, uint32_t ms)
 	return 0;
 }
 
+/**
+ * torus_set_group - the group of the operations started from now on
+ * @ctx: the context
+ * @axes: 0, the whole fabric; else a bit per axis the group spans
+ *	through this node (TORUS_GROUP_AXIS(0): its x line;
+ *	TORUS_GROUP_AXIS(0) | TORUS_GROUP_AXIS(1): its xy plane)
+ *
+ * Every member sets the same group; ranks and roots stay the fabric's.
+ *
+ * Return: 0, or -1 with errno EINVAL for an axis the fabric lacks.
+ */
+int torus_set_group(struct torus_ctx *ctx, uint32_t axes)
+{
+	if (axes >> ctx->ndims) {
+		errno = EINVAL;
+		return -1;
+	}
+	ctx->group = (uint16_t)axes;
+	return 0;
+}
+
 uint32_t torus_last_seq(const struct torus_ctx *ctx)
 {
 	return ctx->last_seq;
@@ -483,6 +506,19 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 		errno = EINVAL;
 		return NULL;
 	}
+	if ((kind == TORUS_COLL_BCAST || kind == TORUS_COLL_REDUCE) &&
+	    ctx->group) {
+		uint32_t coord[TORUS_MAX_AXES];
+		unsigned int i;
+
+		rank_coord(ctx, root, coord);
+		for (i = 0; i < ctx->ndims; i++)
+			if (!(ctx->group & 1U << i) && coord[i] != ctx->coord[i]) {
+				set_msg(ctx, "the root is not in this node's group");
+				errno = EINVAL;
+				return NULL;
+			}
+	}
 	per = LT_SEG_BYTES / (uint32_t)size;
 	if (per > TORUS_COLL_MAX_COUNT)
 		per = TORUS_COLL_MAX_COUNT;
@@ -491,6 +527,7 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 	if (!r)
 		return NULL;
 	r->ctx = ctx;
+	r->group = ctx->group;
 	r->kind = kind;
 	r->type = (uint8_t)type;
 	r->op = (uint8_t)op;
@@ -526,6 +563,8 @@ static int seg_send(struct torus_req *r, struct lt_seg *s)
 	mnl_attr_put_u32(nlh, TORUS_A_IFINDEX, ctx->ifindex);
 	mnl_attr_put_u8(nlh, TORUS_A_COLL_KIND, r->kind);
 	mnl_attr_put_u32(nlh, TORUS_A_COLL_TIMEOUT_MS, ctx->timeout_ms);
+	if (r->group)
+		mnl_attr_put_u16(nlh, TORUS_A_COLL_GROUP, r->group);
 	if (r->kind != TORUS_COLL_BARRIER)
 		mnl_attr_put_u8(nlh, TORUS_A_COLL_TYPE, r->type);
 	if (r->kind == TORUS_COLL_ALLREDUCE || r->kind == TORUS_COLL_REDUCE)

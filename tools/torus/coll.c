@@ -44,7 +44,7 @@ static const char *const op_names[] = TORUS_COLL_OP_NAMES;
 void coll_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: torus coll barrier [ dev DEV ] [ timeout MS ] [ repeat N ]\n"
+		"Usage: torus coll barrier [ dev DEV ] [ group GROUP ] [ timeout MS ] [ repeat N ]\n"
 		"       torus coll allreduce [ dev DEV ] [ type TYPE ] [ op OP ] [ timeout MS ]\n"
 		"                            [ repeat N ] VALUE...\n"
 		"       torus coll reduce [ dev DEV ] [ type TYPE ] [ op OP ] root COORD [ timeout MS ]\n"
@@ -60,7 +60,9 @@ void coll_usage(FILE *f)
 		"               minloc | maxloc }   (default sum; float and double: not band,\n"
 		"             bor, bxor; minloc and maxloc also print the lowest rank holding\n"
 		"             the result, rank = x + X * (y + Y * z))\n"
-		"Every node of the fabric runs the same operations in the same order.\n"
+		"       GROUP := { fabric | AXES }   (default fabric; AXES such as x: the node's\n"
+		"             x line, xy: its xy plane; every option list takes group GROUP)\n"
+		"Every node of the group runs the same operations in the same order.\n"
 		"repeat N runs N + 1 operations back to back and prints the average time\n"
 		"of the last N.\n"
 		"Float and double sums and products are exact, rounded once: the same bits\n"
@@ -189,6 +191,7 @@ struct coll_args {
 	uint32_t root[TORUS_MAX_AXES];
 	int n_root;
 	const char *root_text;
+	uint32_t group;
 	uint32_t count;
 	uint32_t timeout_ms;
 	uint32_t repeat;
@@ -290,6 +293,10 @@ static int coll_run(struct coll_args *a)
 		return EXIT_ERR;
 	}
 	torus_set_timeout(ctx, a->timeout_ms);
+	if (torus_set_group(ctx, a->group)) {
+		fprintf(stderr, "Error: the group spans an axis this fabric does not have\n");
+		goto close;
+	}
 	if (a->has_root &&
 	    torus_rank_of(ctx, a->root, (unsigned int)a->n_root, &root)) {
 		fprintf(stderr, "Error: root %s is not a node of this fabric\n",
@@ -352,6 +359,24 @@ close:
 	return ret;
 }
 
+/* "fabric" (0), or the axes a group spans through this node: "x", "xy" */
+static int parse_group(const char *s, uint32_t *group)
+{
+	static const char axes[] = "xyzabcde";
+	const char *p;
+
+	*group = 0;
+	if (kw(s, "fabric"))
+		return 0;
+	for (; *s; s++) {
+		p = strchr(axes, *s);
+		if (!p || *group & 1U << (p - axes))
+			return -1;
+		*group |= 1U << (p - axes);
+	}
+	return *group ? 0 : -1;
+}
+
 /* the options every operation takes; returns -1 for "not mine" */
 static int coll_common(struct coll_args *a, int *pargc, char ***pargv)
 {
@@ -372,6 +397,11 @@ static int coll_common(struct coll_args *a, int *pargc, char ***pargv)
 		if (parse_u32(argv[0], 1000000, &a->repeat) || !a->repeat)
 			return bad_value(OBJ, "repeat", argv[0],
 					 "1 to 1000000 operations");
+	} else if (kw(argv[0], "group")) {
+		NEXT_ARG(OBJ);
+		if (parse_group(argv[0], &a->group))
+			return bad_value(OBJ, "group", argv[0],
+					 "fabric, or axes such as x or xy");
 	} else if (kw(argv[0], "type")) {
 		NEXT_ARG(OBJ);
 		i = lookup(type_names, TORUS_COLL_TYPE_MAX + 1, argv[0]);

@@ -284,6 +284,10 @@ enum torus_cmd {
  * @TORUS_A_COLL_LOC: binary, reply of minloc and maxloc: per element the
  *	u32 rank (host order) of the lowest-ranked node that holds the
  *	result; rank = x + X * (y + Y * (z + ...)) for extents X, Y, ...
+ * @TORUS_A_COLL_GROUP: u16, the group: 0 (default) the whole fabric, or a
+ *	bit per axis the group spans through this node (one bit: the
+ *	node's line along that axis; two: its plane; ...).  Every member
+ *	joins with the same value; operations are numbered per group.
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -325,6 +329,7 @@ enum torus_attr {
 	TORUS_A_COLL_ERROR,
 	TORUS_A_ROUTES_PACKED,
 	TORUS_A_COLL_LOC,
+	TORUS_A_COLL_GROUP,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
@@ -806,7 +811,7 @@ enum torus_coll_op {
  * @op: enum torus_coll_op
  * @flags: TORUS_COLL_F_*
  * @reserved: 0
- * @group: the group (0: the whole fabric)
+ * @group: the group (0: the whole fabric, else a bit per axis spanned)
  * @seq: the operation's sequence number in the group
  * @count: elements of the operation
  * @first: index of the first element in this frame
