@@ -3,7 +3,7 @@
  * coll_bench - one node's side of a collective benchmark over torus.ko,
  * through libtorus (every node of the fabric runs it at once).
  *
- *	coll_bench [ -d DEV ] [ -n ITERS ] [ -w WARMUP ] [ -b ] [ -c ]
+ *	coll_bench [ -d DEV ] [ -n ITERS ] [ -w WARMUP ] [ -t MS ] [ -b ] [ -c ]
  *		   { barrier | allreduce | reduce | bcast } BYTES
  *
  * The data are doubles; allreduce and reduce sum them, bcast comes from
@@ -36,7 +36,7 @@ static double now_us(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "Usage: coll_bench [ -d DEV ] [ -n ITERS ] [ -w WARMUP ] [ -b ] [ -c ]\n"
+	fprintf(f, "Usage: coll_bench [ -d DEV ] [ -n ITERS ] [ -w WARMUP ] [ -t MS ] [ -b ] [ -c ]\n"
 		   "                  { barrier | allreduce | reduce | bcast } BYTES\n");
 }
 
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
 {
 	const char *dev = "tor0", *names[] = { "barrier", "allreduce",
 					       "reduce", "bcast" };
-	unsigned int iters = 100, warmup = 5, i;
+	unsigned int iters = 100, warmup = 5, timeout_ms = 0, i;
 	bool nonblocking = false, checking = false, ok = true;
 	struct torus_ctx *ctx;
 	enum bench_op op;
@@ -127,7 +127,7 @@ int main(int argc, char **argv)
 	double *buf, t0;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:n:w:bch")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:w:t:bch")) != -1) {
 		switch (c) {
 		case 'd':
 			dev = optarg;
@@ -137,6 +137,9 @@ int main(int argc, char **argv)
 			break;
 		case 'w':
 			warmup = (unsigned int)strtoul(optarg, NULL, 0);
+			break;
+		case 't':
+			timeout_ms = (unsigned int)strtoul(optarg, NULL, 0);
 			break;
 		case 'b':
 			nonblocking = true;
@@ -169,6 +172,10 @@ int main(int argc, char **argv)
 	if (!ctx) {
 		fprintf(stderr, "coll_bench: %s: %s\n", dev, strerror(errno));
 		return 1;
+	}
+	if (timeout_ms && torus_set_timeout(ctx, timeout_ms)) {
+		fprintf(stderr, "coll_bench: -t: %s\n", strerror(errno));
+		return 2;
 	}
 	buf = calloc(n ? n : 1, sizeof(*buf));
 	if (!buf)

@@ -333,7 +333,8 @@ def run_bench(rack, args, timeout=600, window=None):
     if window:
         env["TORUS_COLL_WINDOW"] = str(window)
     procs = {c: subprocess.Popen(
-        ["ip", "netns", "exec", rack.ns(c), "coll_bench", "-c"] + args,
+        ["ip", "netns", "exec", rack.ns(c), "coll_bench", "-c",
+         "-t", "120000"] + args,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         for c in rack.nodes}
     out = {}
