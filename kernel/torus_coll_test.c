@@ -762,6 +762,7 @@ struct coll_fixture {
 	struct sk_buff_head to_parent, to_child;
 	struct coll_fx_answer answer[COLL_FX_ANSWERS];
 	unsigned int answers;
+	u16 send_group;		/* the group of the frames sent in */
 };
 
 /* the reply hook is global to the node; one fixture at a time */
@@ -959,6 +960,7 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 	ch->kind = TORUS_COLL_ALLREDUCE;
 	ch->type = TORUS_COLL_INT64;
 	ch->op = TORUS_COLL_SUM;
+	ch->group = htons(fx->send_group);
 	ch->seq = htonl(seq);
 	ch->count = htonl(count);
 	ch->n = htonl(n);
@@ -1226,6 +1228,55 @@ static void torus_coll_in_flight_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->answer[0].seq, 3U);
 }
 
+/*
+ * A group (here the node's x line) numbers its operations on its own:
+ * the whole fabric's operation 0 does not take the line's frames, the
+ * line's frames carry its group, and a group spanning an axis the
+ * fabric does not have is refused.
+ */
+static void torus_coll_group_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	s64 v = 5;
+	struct torus_coll_req req = {
+		.group = 1,
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = TORUS_COLL_SUM,
+		.count = 1,
+		.timeout_ms = 5000,
+		.data = &v,
+		.net = &init_net,
+	};
+	const struct torus_coll_hdr *ch;
+	struct sk_buff *skb;
+	int err;
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	rtnl_lock();
+	err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	/* y does not exist here: dropped, nothing goes up */
+	fx->send_group = 2;
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 100);
+	fx->send_group = 1;
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	skb = skb_dequeue(&fx->to_parent);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, ntohs(ch->group), 1);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->seq), 0U);
+	KUNIT_EXPECT_EQ(test, (s64)get_unaligned_be64(skb->data +
+						      TORUS_HDR_LEN +
+						      TORUS_COLL_HDR_LEN), 42);
+	kfree_skb(skb);
+	/* the whole fabric's operation 0 still waits for its child */
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	fx->send_group = 0;
+}
+
 #define COLL_MTU_COUNT	1000
 
 /* With the ports' MTU raised, one frame carries what took six. */
@@ -1280,6 +1331,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_abort_test),
 	KUNIT_CASE(torus_coll_no_parent_test),
 	KUNIT_CASE(torus_coll_mtu_frames_test),
+	KUNIT_CASE(torus_coll_group_test),
 	{}
 };
 
