@@ -73,7 +73,8 @@ def parse_lines(text):
 def run_torus(rack, op, nbytes, iters):
     procs = [subprocess.Popen(
         ["ip", "netns", "exec", rack.ns(c), os.path.join(BIN, "coll_bench"),
-         "-c", "-n", str(iters), "-w", "2", op, str(nbytes)],
+         "-c", "-t", "120000", "-n", str(iters), "-w", "2", op,
+         str(nbytes)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for c in rack.nodes]
     worst, ok, errs = 0.0, True, []
