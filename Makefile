@@ -184,7 +184,7 @@ install: install-tools install-dkms-src
 
 install-tools:
 	@for f in build/bin/torus build/bin/torusd build/bin/torus-sim \
-		build/ip/link_torus.so build/lib/libtorus.a build/lib/libtorus.so.0; do \
+		build/ip/link_torus.so build/lib/libtorus.a; do \
 		[ -f $$f ] || { echo "install: no $$f (run: make tools)" >&2; exit 1; }; done
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) \
 		$(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(LABDIR) $(DESTDIR)$(IPLIBDIR) \
@@ -204,9 +204,9 @@ install-tools:
 		$(DESTDIR)$(MANDIR)/man3
 	$(INSTALL) -m 644 uapi/linux/torus.h $(DESTDIR)$(INCLUDEDIR)/linux/
 	$(INSTALL) -m 644 tools/libtorus/libtorus.h $(DESTDIR)$(INCLUDEDIR)/
+	# the static library only: a shared one belongs in a libtorus0
+	# package of its own (Debian policy 8.1), not in torus-tools
 	$(INSTALL) -m 644 build/lib/libtorus.a $(DESTDIR)$(LIBDIR)/
-	$(INSTALL) -m 644 build/lib/libtorus.so.0 $(DESTDIR)$(LIBDIR)/
-	ln -sf libtorus.so.0 $(DESTDIR)$(LIBDIR)/libtorus.so
 	$(INSTALL) -m 644 man/libtorus.3 $(DESTDIR)$(MANDIR)/man3/
 
 install-dkms-src:
