@@ -20,13 +20,14 @@ local HDR_LEN = 32
 
 local frame_types = { [1] = "data", [2] = "control", [3] = "collective" }
 local coll_phases = { [1] = "up", [2] = "down", [3] = "abort" }
-local coll_kinds = { [0] = "barrier", [1] = "allreduce", [2] = "broadcast" }
+local coll_kinds = { [0] = "barrier", [1] = "allreduce", [2] = "broadcast",
+	[3] = "reduce" }
 local coll_types = {
 	[0] = "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
 	"uint64", "float", "double" }
 local coll_ops = {
 	[0] = "sum", "prod", "min", "max", "band", "bor", "bxor", "land",
-	"lor", "lxor" }
+	"lor", "lxor", "minloc", "maxloc" }
 local tlv_types = {
 	[1] = "id", [2] = "port", [3] = "neighbors", [4] = "block",
 	[5] = "frame", [6] = "extent", [7] = "face", [8] = "orient",
