@@ -28,13 +28,6 @@
 
 #include "libtorus.h"
 
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK		11
-#endif
-#ifndef NETLINK_CAP_ACK
-#define NETLINK_CAP_ACK		10
-#endif
-
 /* bytes of one request's data: a netlink attribute holds < 64 KiB */
 #define LT_SEG_BYTES	32768U
 /*
