@@ -876,11 +876,16 @@ static void tc_elect(struct tc_node *n)
 		return;
 	}
 	if (best >= 0 && n->nbr[best].leader == n->leader) {
+		/*
+		 * A port that came (back) up needs an orientation, placed
+		 * or not: followed while its cable was silent, a placed
+		 * node would keep that axis out of its port map for good.
+		 */
+		if (!tc_frame_complete(n, n->R))
+			tc_follow(n, best);
 		if (best_rank.placed)
 			/* our frame got placed: keep our place in it */
 			tc_place_decided(n);
-		else if (!tc_frame_complete(n, n->R))
-			tc_follow(n, best);	/* a new port needs an orientation */
 	}
 	tc_join_placed(n, &mine);
 }
