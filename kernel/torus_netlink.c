@@ -1268,7 +1268,7 @@ out:
  * @head: its first attribute (the policy already checked them)
  * @len: the attributes' length
  * @g: the node's geometry
- * @batch: set to the exceptions (kvfree() it) when 0 is returned
+ * @batch: set to the exceptions (kvfree() it), NULL when an error is returned
  * @n: set to their number
  * @extack: error reporting
  *
@@ -1308,6 +1308,7 @@ int torus_nl_route_batch_parse(const struct nlattr *head, int len,
 			err = torus_nl_parse_recs(attr, g, *batch, n, extack);
 		if (err) {
 			kvfree(*batch);
+			*batch = NULL;	/* the caller frees what it is given */
 			return err;
 		}
 	}

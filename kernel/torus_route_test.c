@@ -1152,6 +1152,47 @@ static int torus_test_request(u8 *buf, const struct torus_route_exc *exc,
 }
 
 /*
+ * A batch refused while it is parsed leaves nothing for the caller to
+ * free: the handler frees what it is given, so a freed array handed
+ * back was freed twice (a panic in the VM's route batch error cases).
+ */
+static void torus_route_batch_parse_error_frees_once(struct kunit *test)
+{
+	const struct torus_geom g = { .ndims = 2, .dims = { 4, 4 },
+				      .wrap = 0x3 };
+	struct torus_route_exc exc[3] = { };
+	struct torus_route_exc *batch = (void *)1;
+	struct torus_exc_rec *rec;
+	u8 buf[512];
+	int len, form, err;
+	u32 i, n = 0;
+
+	for (i = 0; i < 3; i++) {
+		exc[i].dst[0] = i;
+		exc[i].has_via = true;
+		exc[i].dir = TORUS_DIR_NONE;
+	}
+	for (form = 0; form < 2; form++) {
+		len = torus_test_request(buf, exc, 3, form);
+		if (form) {
+			/* the last packed record has an unknown flag */
+			rec = nla_data((struct nlattr *)buf);
+			rec[2].flags |= 0x80;
+		} else {
+			/* the last nest names a node beyond the extents */
+			exc[2].dst[0] = 9;
+			len = torus_test_request(buf, exc, 3, form);
+			exc[2].dst[0] = 2;
+		}
+		batch = (void *)1;
+		err = torus_nl_route_batch_parse((void *)buf, len, &g, &batch,
+						 &n, NULL);
+		KUNIT_EXPECT_LT(test, err, 0);
+		KUNIT_EXPECT_PTR_EQ(test, batch, NULL);
+	}
+}
+
+/*
  * What a ROUTE_BATCH of 40,000 via exceptions costs the kernel once it
  * has the message: the policy check genetlink makes, parsing, and the
  * table's build (hash; no sort: the batch is in order, as torusd sends
@@ -1259,6 +1300,7 @@ static struct kunit_case torus_route_test_cases[] = {
 	KUNIT_CASE(torus_detour_choices),
 	KUNIT_CASE(torus_rtable_large),
 	KUNIT_CASE(torus_exc_rec_rules),
+	KUNIT_CASE(torus_route_batch_parse_error_frees_once),
 	KUNIT_CASE(torus_route_batch_install_bench),
 	{}
 };
