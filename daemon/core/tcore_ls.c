@@ -176,10 +176,9 @@ static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
 
 	if (ls->rec[s].key == LS_EMPTY) {
 		/* the slack of the table always holds our own record */
-		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL &&
-		    !mask)
-			return;
 		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL) {
+			if (!mask)
+				return;	/* an unknown tombstone: nothing lost */
 			n->stats.ls_overflow++;
 			if (!ls->was_full)
 				ls->generation++;
