@@ -121,7 +121,8 @@ run ls-overflow-disagrees '(.ls_agree | not) and .ls_overflow > 0' \
 	--dims 8x8x8 --node-fail 0.05 --ls-records 4
 
 # ---- time (issue 11): the harness, on any core ----
-time_keys='[ "moved", "moved_rewired", "moved_after_growth", "wrong",
+time_keys='[ "moved", "moved_rewired", "moved_after_growth",
+	"moved_beyond_growth", "wrong",
 	"wrong_coord", "wrong_dims", "wrong_portmap", "wrong_frame",
 	"first_wrong", "wrong_checks", "converged_at", "last_event",
 	"grown_at", "liars", "msgs_lost", "msgs_duplicated", "msgs_delayed",
@@ -162,6 +163,7 @@ run time-growth-truth '.per_run | all(.grown_at != null and
 # about 100 ports of 8x8x8 grown by 2, 300 of 16x16x16 in blocks)
 grown='.wrong == 0 and .runs_inconsistent == 0 and
 	.runs_not_converged == 0 and .moved == .moved_after_growth and
+	.moved_beyond_growth == 0 and
 	.resurveys > 0 and ([.per_run[].missing_portmap] | add) == 0'
 run time-grow-4to6 "$all_placed and $grown" --dims 6x4x4 \
 	--miswire nodes --grow x:2 --runs 10

@@ -66,6 +66,11 @@ struct place {
 	uint8_t dir_of[TC_MAX_PORTS];	/* label -> frame direction */
 	uint8_t have;
 	uint8_t moved;
+	/* where it was when the fabric grew, and its moves since */
+	uint64_t pre_leader;
+	uint8_t pre[TC_MAX_AXES];
+	uint8_t pre_have;
+	uint8_t moves_after_growth;
 };
 
 enum run_state { NODE_OFF, NODE_CORE, NODE_LIAR };
@@ -860,7 +865,17 @@ static void place_update(struct engine *e, uint32_t u, const struct tc_view *v,
 		}
 	} else {
 		memset(pl->dir_of, TORUS_DIR_NONE, sizeof(pl->dir_of));
+		/* first placed after the growth: the move it may force is
+		 * measured from here */
+		if (e->grown_at >= 0) {
+			pl->pre_have = 1;
+			pl->pre_leader = v->leader;
+			memcpy(pl->pre, v->coord, sizeof(pl->pre));
+		}
 	}
+	if (moved && e->grown_at >= 0 && !e->rewired[u] &&
+	    pl->moves_after_growth < UINT8_MAX)
+		pl->moves_after_growth++;
 	if (moved && !pl->moved) {
 		pl->moved = 1;
 		if (e->rewired[u]) {
@@ -1236,11 +1251,64 @@ static void grow(struct engine *e, uint32_t settle)
 {
 	const struct sim_opts *o = e->o;
 
+	uint32_t u;
+
+	for (u = 0; u < e->w->nnodes; u++) {
+		struct place *pl = &e->place[u];
+
+		pl->pre_have = pl->have;
+		pl->pre_leader = pl->leader;
+		memcpy(pl->pre, pl->coord, sizeof(pl->pre));
+	}
 	memcpy(e->prev_dims, e->dims, sizeof(e->dims));
 	e->dims[o->grow_axis] = o->dims[o->grow_axis];
 	e->epoch++;
 	e->grace_until = e->t + settle;
 	e->grown_at = e->t;
+}
+
+/*
+ * Is every move since the growth the one it forces?  A ring grown
+ * anywhere but at its coordinate seam must renumber the arc behind the
+ * new slab (ring coordinates are consecutive): such a node moves once,
+ * in the same frame, along one axis (the grown one, whichever axis of
+ * the frame that is), by the slab's width either way round, from where
+ * it was when the fabric grew (or first placed, if that was later: it
+ * may follow a neighbour not yet renumbered).  Anything else is
+ * counted: a second move, a move back, a move on two axes or into
+ * another frame.
+ */
+static uint32_t moved_beyond_growth(const struct engine *e)
+{
+	unsigned int nd = e->o->ndims, a, changed, shift;
+	unsigned int ext = e->dims[e->o->grow_axis], w = e->o->grow_slabs;
+	uint32_t u, bad = 0;
+
+	if (e->grown_at < 0)
+		return 0;
+	for (u = 0; u < e->w->nnodes; u++) {
+		const struct place *pl = &e->place[u];
+		bool forced;
+
+		if (!pl->moves_after_growth)
+			continue;
+		forced = pl->pre_have && pl->moves_after_growth == 1 &&
+			 pl->leader == pl->pre_leader;
+		for (a = 0, changed = 0; a < nd && forced; a++) {
+			if (pl->coord[a] == pl->pre[a])
+				continue;
+			shift = (pl->coord[a] + ext - pl->pre[a] % ext) % ext;
+			if (changed++ || (shift != w && shift != ext - w))
+				forced = false;
+		}
+		if (!forced && e->o->verbose)
+			fprintf(stderr, "node %u moved beyond the growth: %u "
+				"moves since%s\n", u, pl->moves_after_growth,
+				pl->leader != pl->pre_leader ?
+				", into another frame" : "");
+		bad += !forced;
+	}
+	return bad;
 }
 
 /* ---- the round loop ---- */
@@ -1630,6 +1698,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		r->msgs_per_node = (double)tx_msgs / r->live;
 		r->bytes_per_node = (double)tx_bytes / r->live;
 	}
+	r->moved_beyond_growth = moved_beyond_growth(&e);
 	r->dropped = e.dropped;
 	r->oversize += e.oversize;
 	r->lost = e.lost;

@@ -801,6 +801,7 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 	json_uint(jw, "moved", r->moved);
 	json_uint(jw, "moved_rewired", r->moved_rewired);
 	json_uint(jw, "moved_after_growth", r->moved_after_growth);
+	json_uint(jw, "moved_beyond_growth", r->moved_beyond_growth);
 	json_uint(jw, "wrong", r->wrong);
 	json_uint(jw, "wrong_coord", r->wrong_coord);
 	json_uint(jw, "wrong_dims", r->wrong_dims);
@@ -1004,6 +1005,7 @@ int main(int argc, char **argv)
 		tot.moved += r->moved;
 		tot.moved_rewired += r->moved_rewired;
 		tot.moved_after_growth += r->moved_after_growth;
+		tot.moved_beyond_growth += r->moved_beyond_growth;
 		tot.wrong += r->wrong;
 		tot.wrong_coord += r->wrong_coord;
 		tot.wrong_dims += r->wrong_dims;
@@ -1107,6 +1109,8 @@ int main(int argc, char **argv)
 		json_uint(jw, "moved", tot.moved);
 		json_uint(jw, "moved_rewired", tot.moved_rewired);
 		json_uint(jw, "moved_after_growth", tot.moved_after_growth);
+		json_uint(jw, "moved_beyond_growth",
+			  tot.moved_beyond_growth);
 		json_uint(jw, "wrong", tot.wrong);
 		json_uint(jw, "wrong_coord", tot.wrong_coord);
 		json_uint(jw, "wrong_dims", tot.wrong_dims);
@@ -1248,9 +1252,11 @@ int main(int argc, char **argv)
 			printf("                 Eq. 8 (BG/L as printed): "
 			       "%.10g = 1 - %.3g\n", b.eq8, b.eq8_fail);
 		printf("in time          wrong %u nodes (%u of %u runs), moved "
-		       "%u (%u runs; %u after growth), moved rewired %u\n",
+		       "%u (%u runs; %u after growth, %u of them beyond "
+		       "what it forces), moved rewired %u\n",
 		       tot.wrong, wrong_runs, o.runs, tot.moved, moved_runs,
-		       tot.moved_after_growth, tot.moved_rewired);
+		       tot.moved_after_growth, tot.moved_beyond_growth,
+		       tot.moved_rewired);
 		if (tot.wrong)
 			printf("  wrong by       coordinates %u, extents %u, "
 			       "port map %u, frame %u\n", tot.wrong_coord,

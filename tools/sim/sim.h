@@ -182,6 +182,8 @@ struct sim_result {
 	uint32_t moved;			/* placed nodes that moved later */
 	uint32_t moved_rewired;		/* ... whose own cables changed */
 	uint32_t moved_after_growth;	/* moved, after the fabric grew */
+	uint32_t moved_beyond_growth;	/* ... otherwise than the growth
+					 * forces (engine.c) */
 	uint32_t wrong;			/* nodes placed wrongly at some tick */
 	uint32_t wrong_coord, wrong_dims, wrong_portmap, wrong_frame;
 					/* ... by what was wrong the first
