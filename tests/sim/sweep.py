@@ -152,6 +152,18 @@ QUICK = {
 }
 
 
+BIG_NODES = 16384
+
+
+def nodes(row):
+    """the row's node count, from its --dims"""
+    dims = row["args"][row["args"].index("--dims") + 1]
+    n = 1
+    for d in dims.split("x"):
+        n *= int(d)
+    return n
+
+
 def run_row(sim, row, seed, timeout):
     cmd = [sim, "-j", "--seed", str(seed), "--runs", str(row["seeds"])]
     cmd += row["args"]
@@ -298,17 +310,22 @@ def main():
 
     t0 = time.monotonic()
     results = [None] * len(rows)
-    with concurrent.futures.ThreadPoolExecutor(max(1, a.jobs)) as ex:
-        futs = {ex.submit(run_row, a.sim, r, a.seed, a.timeout): i
-                for i, r in enumerate(rows)}
-        for fut in concurrent.futures.as_completed(futs):
-            i = futs[fut]
-            results[i] = fut.result()
-            if not a.check:
-                print(md_line(rows[i], results[i]), file=sys.stderr,
-                      flush=True)
-                # what is done so far survives an interrupted sweep
-                write_partial(a.out + ".partial", rows, results)
+    # a run of 65,536 nodes holds some 10 GB: two at once do not fit in
+    # this machine's 24 GB, so the big rows run one at a time, last
+    small = [i for i, r in enumerate(rows) if nodes(r) < BIG_NODES]
+    big = [i for i, r in enumerate(rows) if nodes(r) >= BIG_NODES]
+    for batch, jobs in ((small, a.jobs), (big, 1)):
+        with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as ex:
+            futs = {ex.submit(run_row, a.sim, rows[i], a.seed,
+                              a.timeout): i for i in batch}
+            for fut in concurrent.futures.as_completed(futs):
+                i = futs[fut]
+                results[i] = fut.result()
+                if not a.check:
+                    print(md_line(rows[i], results[i]), file=sys.stderr,
+                          flush=True)
+                    # what is done so far survives an interrupted sweep
+                    write_partial(a.out + ".partial", rows, results)
     total = time.monotonic() - t0
 
     failed = 0
