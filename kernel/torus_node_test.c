@@ -149,6 +149,9 @@ static int torus_node_test_set(struct kunit *test, struct net_device *slave,
 				   torus_node_link_ops.slave_policy, extack);
 	if (err)
 		return err;
+	/* rtnetlink's answer when the master cannot change its slaves */
+	if (!torus_node_link_ops.slave_changelink)
+		return -EOPNOTSUPP;
 	return torus_node_link_ops.slave_changelink(fx->node, slave, tb, data,
 						    extack);
 }
