@@ -18,7 +18,7 @@ address, and machine a runs a TCP stream to a node of machine b.
     two_test.py --side {a|b} --meet DIR [--nics 4] [--dims 4x2]
         [--wrap 1,0] [--timeout 240]
 
-Prints PASS:/FAIL:/SKIP: vm/two_<side>_<case>.
+Prints PASS:/FAIL:/SKIP: vm/<name>_<side>_<case> (name: --name, "two").
 """
 
 import argparse
@@ -189,9 +189,15 @@ def main():
     ap.add_argument("--wrap", default="1,0")
     ap.add_argument("--timeout", type=float, default=240)
     ap.add_argument("--seconds", type=int, default=3)
+    ap.add_argument("--name", default="two",
+                    help="case names are vm/NAME_SIDE_...")
+    ap.add_argument("--expect-tso", choices=("on", "off"),
+                    help="what the sending node device's TSO must be: the "
+                    "NICs decide (a node device offers what all its "
+                    "ports can do)")
     args = ap.parse_args()
     s = Side(args)
-    pre = "two_%s_" % s.me
+    pre = "%s_%s_" % (args.name, s.me)
     st = {}
 
     @case(pre + "builds_its_half")
@@ -293,6 +299,10 @@ def main():
             s.publish("tcp.a", out)
         g, b = out["gso"], out["no_gso"]
         assert g["bps"] > 0 and b["bps"] > 0
+        tso = out["tor0"]["tcp-segmentation-offload"]
+        assert not args.expect_tso or tso == args.expect_tso, \
+            "tor0 of %s has TSO %s, expected %s" % (src, tso,
+                                                   args.expect_tso)
         return "%s -> %s: as set %.1f Mbit/s (%d retr; tor0 tso %s gso " \
             "%s), GSO off %.1f Mbit/s (%d retr), ratio %.2f" % (
                 src, addr, g["bps"] / 1e6, g["retransmits"],
