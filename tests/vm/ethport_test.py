@@ -164,11 +164,17 @@ def iperf(lab, nodes, src, dst, seconds):
     srv_ns, cli_ns = lab.rack.ns(dst), lab.rack.ns(src)
     addr = tl.addr4(nodes[srv_ns]["coord"])
     with tl.netns(srv_ns):
-        srv = subprocess.Popen(["iperf3", "-s", "-1", "-B", addr],
-                               stdout=subprocess.DEVNULL,
+        # not -1: a client's failed first try would end a one-off server
+        srv = subprocess.Popen(["iperf3", "-s"], stdout=subprocess.DEVNULL,
                                stderr=subprocess.DEVNULL)
+    def listening():
+        return tl.run(["ip", "netns", "exec", srv_ns, "ss", "-Hltn",
+                       "sport = :5201"], check=False).stdout.strip()
     try:
-        for _ in range(50):
+        t0 = time.monotonic()
+        while not listening() and time.monotonic() - t0 < 30:
+            time.sleep(0.2)
+        for _ in range(20):
             with tl.netns(cli_ns):
                 res = subprocess.run(
                     ["iperf3", "-c", addr, "-t", str(seconds), "-J",
@@ -178,8 +184,9 @@ def iperf(lab, nodes, src, dst, seconds):
                 break
             time.sleep(0.2)     # the server is not listening yet
         else:
-            raise AssertionError("iperf3 -c %s: %s" % (addr,
-                                                       res.stdout[-300:]))
+            raise AssertionError("iperf3 -c %s: %s; %s listens: %r, has %s" % (
+                addr, res.stdout[-300:], srv_ns, listening(),
+                tl.in_netns(srv_ns, lambda nl: nl.addr_list("tor0"))))
         js = json.loads(res.stdout)
         end = js.get("end") or {}
         if "sum_received" not in end:
@@ -189,7 +196,8 @@ def iperf(lab, nodes, src, dst, seconds):
                 end["sum_sent"].get("retransmits", 0),
                 end["sum_received"]["bytes"])
     finally:
-        srv.wait(timeout=30)
+        srv.kill()
+        srv.wait()
 
 
 def node_drops(lab):
@@ -305,10 +313,62 @@ def rack_cases(args, out):
                                        gso_retr, base_bps / 1e6, base_retr,
                                        out["tcp"]["ratio"] or 0)
 
+    @case("ethport_relabel_keeps_the_cables")
+    def relabel():
+        """swapping the labels of a node's two x ports while torusd runs
+        (a node turned over): torusd is told, the node's orientation
+        changes, each port still serves the direction of its cable, and
+        every node answers again"""
+        assert state.get("nodes"), "no discovery"
+        c = lab.rack.nodes[0]
+        ns = lab.rack.ns(c)
+        pa, pb = lab.rack.port(c, 0, False), lab.rack.port(c, 0, True)
+        la, lb = lab.rack.label(c, 0, False), lab.rack.label(c, 0, True)
+
+        def ports():
+            return {p["ifname"]: (p.get("dir"), p.get("global_dir"))
+                    for p in json.loads(torus("-j", "port", "show", "dev",
+                                              "tor0", ns=ns).stdout)}
+        before = ports()
+        for port, label in ((pa, "none"), (pb, tl.dir_name(*la)),
+                            (pa, tl.dir_name(*lb))):
+            torus("port", "set", port, "dir", label, ns=ns)
+        # a placed node keeps its orientation until told to discover
+        # again: the labels it was placed with have moved
+        torus("node", "rediscover", "dev", "tor0", ns=ns)
+        want = {pa: (tl.dir_name(*lb), before[pa][1]),
+                pb: (tl.dir_name(*la), before[pb][1])}
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 60:
+            now = ports()
+            if all(now.get(p) == w for p, w in want.items()):
+                break
+            time.sleep(0.5)
+        assert all(now.get(p) == w for p, w in want.items()), \
+            "ports of %s: %s, want %s" % (ns, now, want)
+        converged, secs, nodes = lab.wait(settle=2)
+        assert converged, "not converged after the swap"
+        addrs = [tl.addr4(o["coord"]) for o in nodes.values()
+                 if (o or {}).get("state") == "placed"]
+        assert len(addrs) == len(lab.rack.nodes), "not all placed"
+        for src in (ns, lab.rack.ns(lab.rack.nodes[-1])):
+            oks = {}
+            for _ in range(10):
+                oks = tl.ping_many(src, addrs)
+                if all(oks.values()):
+                    break
+                time.sleep(1)
+            bad = [a for a, ok in oks.items() if not ok]
+            assert not bad, "from %s: no answer from %s" % (src, bad)
+        return "%s: %s %s <-> %s %s, map kept in %.1f s" % (
+            ns, pa, tl.dir_name(*la), pb, tl.dir_name(*lb),
+            time.monotonic() - t0)
+
     try:
         discovers()
         pings()
         tcp_gso()
+        relabel()
     finally:
         lab_stop(lab)
 

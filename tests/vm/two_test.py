@@ -167,11 +167,15 @@ def features(ns, dev):
 
 
 def iperf(ns, addr, seconds):
-    with tl.netns(ns):
-        res = subprocess.run(["iperf3", "-c", addr, "-t", str(seconds),
-                              "-J", "--connect-timeout", "5000"],
-                             capture_output=True, text=True,
-                             timeout=seconds + 120)
+    for _ in range(20):     # a starved server may not listen yet
+        with tl.netns(ns):
+            res = subprocess.run(["iperf3", "-c", addr, "-t", str(seconds),
+                                  "-J", "--connect-timeout", "5000"],
+                                 capture_output=True, text=True,
+                                 timeout=seconds + 120)
+        if res.returncode == 0:
+            break
+        time.sleep(0.5)
     js = json.loads(res.stdout or "{}")
     end = js.get("end") or {}
     assert "sum_received" in end, "iperf3: %s" % (
