@@ -8,6 +8,7 @@
 #   make check-debug  the VM scenarios on a KASAN/kmemleak/lockdep kernel
 #                   built once from linux-source-6.1 (tests/vm/debug-kernel)
 #   make demo       run tests/vm/demo.sh in the VM
+#   make demo-two   two VMs joined by Ethernet, one fabric (tests/vm/two/run)
 #   make bench      run tests/bench/bench.sh in the VM
 #   make bench-coll  collectives: torus.ko through libtorus beside Open MPI
 #                   over TCP on tor0 and over shared memory, 8/27/64 nodes,
@@ -51,7 +52,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo bench bench-coll bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo demo-two bench bench-coll bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
 
 all: module tools
 
@@ -101,6 +102,12 @@ demo:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	tests/vm/run -- tests/vm/demo.sh
+
+# two machines, one fabric: 4 nodes in each of two VMs, NICs between them
+demo-two:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/vm/two/run && echo "demo-two: ok"
 
 bench:
 	@$(MAKE) --no-print-directory deps

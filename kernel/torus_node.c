@@ -466,6 +466,99 @@ static int torus_node_fill_slave_info(struct sk_buff *skb,
 	return 0;
 }
 
+/**
+ * torus_port_label_check - whether @port may carry @label
+ * @port: a port of a node
+ * @label: a direction, or TORUS_DIR_NONE to clear the label
+ * @attr: the attribute @label came from, for the error message
+ * @extack: error reporting
+ *
+ * A torport's label is printed on its cable and stays fixed; any other
+ * port takes one of the eight axes a node can have (the node's current
+ * geometry is not the limit: a port on a new axis is how a fabric grows
+ * one, torusd then discovers it again), and no two ports of a node carry
+ * the same label, since discovery tells its ports apart by them.  RTNL.
+ *
+ * Return: 0 or a negative errno, @extack says why.
+ */
+int torus_port_label_check(const struct torus_port *port, u8 label,
+			   const struct nlattr *attr,
+			   struct netlink_ext_ack *extack)
+{
+	const struct torus_port *other;
+
+	if (netif_is_torport(port->dev)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "torus: a torport's label is fixed at its cable (torus link add ... dir)");
+		return -EOPNOTSUPP;
+	}
+	if (label == TORUS_DIR_NONE)
+		return 0;
+	if (label >= TORUS_MAX_DIRS) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "torus: direction label out of range (+x .. -e, or none)");
+		return -ERANGE;
+	}
+	list_for_each_entry(other, &port->node->ports, list) {
+		if (other != port && other->label == label) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "torus: another port of the node has this label");
+			return -EEXIST;
+		}
+	}
+	return 0;
+}
+
+/*
+ * ip link set PORT type torus_slave dir LABEL: the label of a port that
+ * is not a torport.  The port map is left alone (the cable behind the
+ * port is the same; torusd installs a new map once it has discovered
+ * again); the change is announced as an enslaved port is.
+ */
+static int torus_node_slave_changelink(struct net_device *dev,
+				       struct net_device *slave_dev,
+				       struct nlattr *tb[],
+				       struct nlattr *data[],
+				       struct netlink_ext_ack *extack)
+{
+	struct torus_port *port = torus_port_from_dev(slave_dev);
+	struct torus_node *node = netdev_priv(dev);
+	struct nlattr *attr;
+	int err;
+	u8 label;
+
+	if (!data)
+		return 0;
+	if (data[TORUS_PORT_INFO_A_GLOBAL_DIR]) {
+		NL_SET_ERR_MSG_ATTR(extack, data[TORUS_PORT_INFO_A_GLOBAL_DIR],
+				    "torus: the global direction comes from the port map (torus port map)");
+		return -EOPNOTSUPP;
+	}
+	attr = data[TORUS_PORT_INFO_A_LABEL];
+	if (!attr)
+		return 0;
+	if (!port || port->node != node) {
+		NL_SET_ERR_MSG(extack, "torus: device is not a port of this node");
+		return -EINVAL;
+	}
+	label = nla_get_u8(attr);
+	err = torus_port_label_check(port, label, attr, extack);
+	if (err || label == port->label)
+		return err;
+
+	WRITE_ONCE(port->label, label);
+	torus_node_sync_ports(node);
+	node->generation++;
+	torus_notify_port(port);
+	if (label == TORUS_DIR_NONE)
+		netdev_info(dev, "port %s has no label now\n", slave_dev->name);
+	else
+		netdev_info(dev, "port %s labelled %c%c\n", slave_dev->name,
+			    TORUS_DIR_NEG(label) ? '-' : '+',
+			    TORUS_AXIS_NAMES[TORUS_DIR_AXIS(label)]);
+	return 0;
+}
+
 /* What the node reports; nothing of it is set through rtnetlink. */
 static const struct nla_policy torus_node_policy[TORUS_NODE_INFO_A_MAX + 1] = {
 	[TORUS_NODE_INFO_A_NODE_ID]	= { .type = NLA_U64 },
@@ -477,6 +570,7 @@ static const struct nla_policy torus_node_policy[TORUS_NODE_INFO_A_MAX + 1] = {
 	[TORUS_NODE_INFO_A_PORTS]	= { .type = NLA_U32 },
 };
 
+/* A port's label is set (torus_node_slave_changelink()), the rest read. */
 static const struct nla_policy
 torus_port_info_policy[TORUS_PORT_INFO_A_MAX + 1] = {
 	[TORUS_PORT_INFO_A_LABEL]	= { .type = NLA_U8 },
@@ -496,6 +590,7 @@ struct rtnl_link_ops torus_node_link_ops = {
 	.slave_policy	= torus_port_info_policy,
 	.get_slave_size	= torus_node_get_slave_size,
 	.fill_slave_info = torus_node_fill_slave_info,
+	.slave_changelink = torus_node_slave_changelink,
 };
 
 /**

@@ -131,7 +131,8 @@ struct nlattr;
  * @node: the node it serves
  * @stats: frames the fabric took from / gave to this port, and drops
  *	attributed to it
- * @label: physical direction label, TORUS_DIR_NONE if none
+ * @label: physical direction label, TORUS_DIR_NONE if none; a torport's
+ *	is its cable's, any other port's is set (slave_changelink), RTNL
  * @rcu: deferred free
  */
 struct torus_port {
@@ -287,6 +288,9 @@ int torus_node_set_fib(struct torus_node *node, const struct torus_geom *g,
 u8 torus_port_global_dir(const struct torus_fib *fib,
 			 const struct torus_port *port);
 void torus_node_release_port(struct torus_port *port);
+int torus_port_label_check(const struct torus_port *port, u8 label,
+			   const struct nlattr *attr,
+			   struct netlink_ext_ack *extack);
 void torus_node_port_changed(struct net_device *dev);
 int torus_node_notifier_init(void);
 void torus_node_notifier_exit(void);

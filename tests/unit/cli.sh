@@ -113,6 +113,9 @@ expect portmap_missing_port 2 'missing argument after "+x"' \
 	port map dev tor0 +x
 expect portmap_twice 2 'direction "+x" given twice' \
 	port map +x lo +x lo
+expect port_set_bad_dir 2 'invalid dir "+q"' port set eth0 dir +q
+expect port_set_missing_dir 2 'missing "dir LABEL"' port set eth0
+expect port_set_help 0 'torus port set PORT dir' port help
 expect netns_missing 1 'cannot open network namespace "no-such-ns"' \
 	-n no-such-ns node show
 

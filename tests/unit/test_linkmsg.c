@@ -140,11 +140,43 @@ UNIT_TEST(linkmsg_attr_namer)
 	UNIT_STREQ(name, "26/2");
 }
 
+/* torus port set: the label in IFLA_INFO_SLAVE_DATA, the port by index */
+UNIT_TEST(linkmsg_port_label)
+{
+	uint16_t path[] = { IFLA_LINKINFO, IFLA_INFO_SLAVE_DATA,
+			    TORUS_PORT_INFO_A_LABEL };
+	const struct nlattr *linkinfo, *data, *a;
+	const struct ifinfomsg *ifm;
+	struct nlmsghdr *nlh;
+	char name[128];
+
+	memset(buf, 0, sizeof(buf));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = RTM_NEWLINK;
+	port_label_build(nlh, 7, TORUS_DIR(2, 1));
+	ifm = mnl_nlmsg_get_payload(nlh);
+	UNIT_CHECK(ifm->ifi_index == 7);
+	UNIT_CHECK(ifm->ifi_family == AF_UNSPEC);
+	linkinfo = top(nlh, IFLA_LINKINFO);
+	UNIT_CHECK(linkinfo != NULL);
+	/* no kind: the kernel takes the master's ops for slave data */
+	UNIT_CHECK(find(linkinfo, 0, IFLA_INFO_KIND) == NULL);
+	data = find(linkinfo, 0, IFLA_INFO_SLAVE_DATA);
+	UNIT_CHECK(data != NULL);
+	a = find(data, 0, TORUS_PORT_INFO_A_LABEL);
+	UNIT_CHECK(a && mnl_attr_get_u8(a) == TORUS_DIR(2, 1));
+	UNIT_CHECK(find(data, 0, TORUS_PORT_INFO_A_GLOBAL_DIR) == NULL);
+	rtnl_attr_namer(path, 3, name, sizeof(name));
+	UNIT_STREQ(name,
+		   "IFLA_LINKINFO/IFLA_INFO_SLAVE_DATA/TORUS_PORT_INFO_A_LABEL");
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(linkmsg_local_end),
 	UNIT_CASE(linkmsg_kind_and_labels),
 	UNIT_CASE(linkmsg_peer_like_veth),
 	UNIT_CASE(linkmsg_attr_namer),
+	UNIT_CASE(linkmsg_port_label),
 };
 
 UNIT_MAIN(cases)

@@ -32,6 +32,9 @@ tests/vm/reliability.sh quick build/vm/reliability || status=1
 # the module DKMS built on the host (tests/pkg/run.sh), stock ip with the
 # plugins of tools/iproute2; make dkms-vm runs dkms itself in the guest
 python3 tests/vm/eco_test.py || status=1
+# veth pairs as ports labelled with torus port set: discovery, pings,
+# a TCP stream with GSO (tests/vm/two/run: NICs between two machines)
+python3 tests/vm/ethport_test.py || status=1
 # torus topo on a rack's kernel state, torus-lab run --svg
 python3 tests/vm/topo_test.py || status=1
 # tools/wireshark/torus.lua on a capture of a discovered rack (tshark)

@@ -47,7 +47,7 @@ _torus_commands()
 	case $1 in
 	link) echo add del set help ;;
 	node) echo show set rediscover help ;;
-	port) echo show map help ;;
+	port) echo show map set help ;;
 	cable) echo set help ;;
 	route) echo show get add del batch plans path help ;;
 	stats) echo reset help ;;
@@ -70,6 +70,7 @@ _torus_keywords()
 	"node set") echo dev id coord dims wrap state role reason hoplimit ;;
 	"port show") echo dev port ;;
 	"port map") echo dev; _torus_dirs ;;
+	"port set") echo dir ;;
 	"cable set") echo up down loss ;;
 	"route add") echo via plan1 dir plan dev ;;
 	"route del") echo dev ;;

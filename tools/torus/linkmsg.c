@@ -42,7 +42,24 @@ void link_add_build(struct nlmsghdr *nlh, const struct link_end *local,
 	mnl_attr_nest_end(nlh, linkinfo);
 }
 
-/* rtnetlink names for error messages: IFLA_* and our IFLA_INFO_DATA */
+void port_label_build(struct nlmsghdr *nlh, uint32_t ifindex, uint8_t label)
+{
+	struct nlattr *linkinfo, *data;
+	struct ifinfomsg *ifm;
+
+	ifm = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifm));
+	ifm->ifi_family = AF_UNSPEC;
+	ifm->ifi_index = (int)ifindex;
+	linkinfo = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
+	data = mnl_attr_nest_start(nlh, IFLA_INFO_SLAVE_DATA);
+	mnl_attr_put_u8(nlh, TORUS_PORT_INFO_A_LABEL, label);
+	mnl_attr_nest_end(nlh, data);
+	mnl_attr_nest_end(nlh, linkinfo);
+}
+
+/* rtnetlink names for error messages: IFLA_*, our IFLA_INFO_DATA and
+ * IFLA_INFO_SLAVE_DATA
+ */
 void rtnl_attr_namer(const uint16_t *path, unsigned int depth, char *buf,
 		     size_t len)
 {
@@ -55,14 +72,19 @@ void rtnl_attr_namer(const uint16_t *path, unsigned int depth, char *buf,
 	static const char *const info[] = {
 		[IFLA_INFO_KIND] = "IFLA_INFO_KIND",
 		[IFLA_INFO_DATA] = "IFLA_INFO_DATA",
+		[IFLA_INFO_SLAVE_DATA] = "IFLA_INFO_SLAVE_DATA",
 	};
 	static const char *const data[] = {
 		[TORUS_LINK_A_LABEL] = "TORUS_LINK_A_LABEL",
 		[TORUS_LINK_A_PEER] = "TORUS_LINK_A_PEER",
 		[TORUS_LINK_A_PEER_LABEL] = "TORUS_LINK_A_PEER_LABEL",
 	};
+	static const char *const slave[] = {
+		[TORUS_PORT_INFO_A_LABEL] = "TORUS_PORT_INFO_A_LABEL",
+		[TORUS_PORT_INFO_A_GLOBAL_DIR] = "TORUS_PORT_INFO_A_GLOBAL_DIR",
+	};
 	const char *const *names[] = { top, info, data };
-	const size_t sizes[] = {
+	size_t sizes[] = {
 		sizeof(top) / sizeof(top[0]),
 		sizeof(info) / sizeof(info[0]),
 		sizeof(data) / sizeof(data[0]),
@@ -74,11 +96,15 @@ void rtnl_attr_namer(const uint16_t *path, unsigned int depth, char *buf,
 
 	buf[0] = '\0';
 	for (i = 0; i < depth && off < len; i++) {
-		/* only IFLA_LINKINFO/IFLA_INFO_DATA has names below */
+		/* only IFLA_LINKINFO/IFLA_INFO_{,SLAVE_}DATA has names below */
 		if (i == 1 && path[0] != IFLA_LINKINFO)
 			known = false;
-		if (i == 2 && path[1] != IFLA_INFO_DATA)
+		if (i == 2 && path[1] == IFLA_INFO_SLAVE_DATA) {
+			names[2] = slave;
+			sizes[2] = sizeof(slave) / sizeof(slave[0]);
+		} else if (i == 2 && path[1] != IFLA_INFO_DATA) {
 			known = false;
+		}
 		if (known && i < 3 && path[i] < sizes[i] && names[i][path[i]])
 			w = snprintf(buf + off, len - off, "%s%s",
 				     i ? "/" : "", names[i][path[i]]);

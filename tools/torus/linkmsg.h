@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * linkmsg.h - the rtnetlink request that creates a torport pair, built
- * without a socket so it can be unit-tested
+ * linkmsg.h - the rtnetlink requests that create a torport pair and
+ * label a port, built without a socket so they can be unit-tested
  */
 #ifndef TORUS_LINKMSG_H
 #define TORUS_LINKMSG_H
@@ -29,6 +29,14 @@ struct link_end {
  */
 void link_add_build(struct nlmsghdr *nlh, const struct link_end *local,
 		    const struct link_end *peer);
+
+/*
+ * Fill @nlh (an RTM_NEWLINK header) with the label of an enslaved port:
+ * struct ifinfomsg (@ifindex), IFLA_LINKINFO { IFLA_INFO_SLAVE_DATA
+ * { TORUS_PORT_INFO_A_LABEL @label } }.  The master's kind is the
+ * kernel's to find: the request names no kind.
+ */
+void port_label_build(struct nlmsghdr *nlh, uint32_t ifindex, uint8_t label);
 
 /* rtnetlink attribute names for error messages */
 void rtnl_attr_namer(const uint16_t *path, unsigned int depth, char *buf,

@@ -4,12 +4,15 @@
  *
  *	torus port show [ dev DEV ] [ port PORT ]
  *	torus port map [ dev DEV ] [ DIR PORT ... ]
+ *	torus port set PORT dir { LABEL | none }
  */
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/rtnetlink.h>
 #include <linux/torus.h>
 
+#include "linkmsg.h"
 #include "parse.h"
 #include "records.h"
 #include "tool.h"
@@ -21,8 +24,12 @@ void port_usage(FILE *f)
 	fprintf(f,
 		"Usage: torus port show [ dev DEV ] [ port PORT ]\n"
 		"       torus port map [ dev DEV ] [ DIR PORT ... ]\n"
+		"       torus port set PORT dir { LABEL | none }\n"
 		"where  DIR := { +x | -x | +y | -y | ... | +e | -e }, a global direction\n"
-		"       \"port map\" replaces the whole map; without pairs it clears it\n");
+		"       LABEL := { +x | -x | ... | -e }, the direction printed on the port\n"
+		"       \"port map\" replaces the whole map; without pairs it clears it\n"
+		"       \"port set\" labels an enslaved port that is not a torport (any\n"
+		"       Ethernet device); a torport's label is fixed at its cable\n");
 }
 
 struct port_show {
@@ -126,9 +133,50 @@ static int port_map(int argc, char **argv)
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
 }
 
+static int port_set(int argc, char **argv)
+{
+	const char *name;
+	struct nlsock *rtnl;
+	struct nlmsghdr *nlh;
+	bool have = false;
+	uint32_t ifindex;
+	uint8_t label;
+	int ret;
+
+	ret = parse_name_arg(OBJ, "PORT", "port", &argc, &argv, &name);
+	if (ret)
+		return ret;
+	while (argc > 0) {
+		if (kw(argv[0], "dir")) {
+			NEXT_ARG(OBJ);
+			if (kw(argv[0], "none"))
+				label = TORUS_DIR_NONE;
+			else if (parse_dir(argv[0], &label))
+				return bad_value(OBJ, "dir", argv[0],
+						 "a label +x .. -e, or none");
+			have = true;
+		} else {
+			return unknown_keyword(OBJ, argv[0]);
+		}
+		argc--;
+		argv++;
+	}
+	if (!have)
+		return usage_error(OBJ, "missing \"dir LABEL\"");
+	if (dev_ifindex(name, &ifindex))
+		return EXIT_ERR;
+	rtnl = ns_rtnl();
+	if (!rtnl)
+		return EXIT_ERR;
+	nlh = nlsock_msg(rtnl, RTM_NEWLINK, 0);
+	port_label_build(nlh, ifindex, label);
+	return nlsock_talk(rtnl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
+}
+
 static const struct cmd port_cmds[] = {
 	{ "show",	port_show },
 	{ "map",	port_map },
+	{ "set",	port_set },
 	{}
 };
 

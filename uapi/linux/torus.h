@@ -668,11 +668,13 @@ enum torus_node_info_attr {
 
 /**
  * enum torus_port_info_attr - IFLA_INFO_SLAVE_DATA of a port enslaved to
- *	a node device (read-only: ip -d link show)
+ *	a node device (ip -d link show; ip link set PORT type torus_slave)
  * @TORUS_PORT_INFO_A_LABEL: u8, physical direction label,
- *	TORUS_DIR_NONE if the port has none
+ *	TORUS_DIR_NONE if the port has none.  Settable on a port that is
+ *	not a torport (a torport's is fixed at its cable): a direction
+ *	no other port of the node has, or TORUS_DIR_NONE to clear it
  * @TORUS_PORT_INFO_A_GLOBAL_DIR: u8, the direction the port serves in
- *	the port map, TORUS_DIR_NONE if unmapped
+ *	the port map, TORUS_DIR_NONE if unmapped (read-only)
  */
 enum torus_port_info_attr {
 	TORUS_PORT_INFO_A_UNSPEC,
