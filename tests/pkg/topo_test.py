@@ -151,12 +151,38 @@ def sim_case():
            "dead %d, cut %d, red pixels %d" % (dead, cuts, counts["dead"]))
 
 
+def sim_unplaced_case():
+    """torus-sim --svg draws each live node left unplaced where it stands,
+    with its own reason: as many as the run reports, reason by reason"""
+    name = "sim_svg_marks_each_unplaced_node_with_its_reason"
+    if not os.access(SIM, os.X_OK):
+        print("SKIP: pkg/%s -- no %s (make tools)" % (name, SIM))
+        return
+    svg = os.path.join(OUT, "sim-unplaced.svg")
+    res = subprocess.run([SIM, "--dims", "6x6", "--miswire", "nodes",
+                          "--node-fail", "0.15", "--link-fail", "0.15",
+                          "--seed", "3", "-j", "--svg", svg],
+                         capture_output=True, text=True, timeout=120)
+    if res.returncode not in (0, 1) or not os.path.exists(svg):
+        result(name, False, "torus-sim: %s" % res.stderr[-300:])
+        return
+    j = json.loads(res.stdout)
+    drawn = re.findall(r'<g class="node unplaced"><title>node \d+ '
+                       r'\([0-9,]+\): ([^<]+)</title>', open(svg).read())
+    want = j["unplaced_reasons"]
+    got = {r: drawn.count(r) for r in set(drawn)}
+    result(name, j["unplaced"] > 0 and got == want,
+           "%d drawn unplaced, %d reported; %s vs %s" % (
+               len(drawn), j["unplaced"], got, want))
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     if not os.access(TORUS, os.X_OK):
         print("SKIP: pkg/topo -- no %s (make tools)" % TORUS)
         return 0
-    cases = [slices_case, round_trip_case, malformed_case, dot_case]
+    cases = [slices_case, round_trip_case, malformed_case, dot_case,
+             sim_unplaced_case]
     if svgshot.browser():
         cases += [picture_case, sim_case]
     else:

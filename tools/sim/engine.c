@@ -1420,10 +1420,12 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 	struct sim_ls_action lsa;
 	struct sim_ls_state ls;
 	uint32_t ls_cap;
+	struct sim_final_node *final = r->final;	/* the caller's */
 	int err = 0;
 	unsigned int i;
 
 	memset(r, 0, sizeof(*r));
+	r->final = final;
 	r->seed = w->seed;
 	r->nodes = n;
 	r->liars = s->nliars;
@@ -1662,6 +1664,11 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 			continue;
 		}
 		tc_view(NODE(&e, u), &v);
+		if (r->final) {
+			r->final[u].running = 1;
+			r->final[u].state = v.state;
+			memcpy(r->final[u].reason, v.reason, sizeof(v.reason));
+		}
 		tc_get_stats(NODE(&e, u), &st);
 		tx_msgs += st.msgs_tx;
 		tx_bytes += st.bytes_tx;

@@ -611,10 +611,20 @@ static int one_run(const struct sim_opts *o, uint64_t seed,
 		sim_world_free(&w);
 		return -ENOMEM;
 	}
+	if (o->svg && seed == o->seed) {
+		r->final = calloc(w.nnodes, sizeof(*r->final));
+		if (!r->final) {
+			fprintf(stderr, "torus-sim: out of memory\n");
+			sim_schedule_free(&sch);
+			sim_world_free(&w);
+			return -ENOMEM;
+		}
+	}
 	err = sim_run(&w, &sch, r);
-	if (!err && o->svg && seed == o->seed &&
-	    sim_write_svg(&w, r, o->svg))
+	if (!err && r->final && sim_write_svg(&w, r, o->svg))
 		err = -EIO;
+	free(r->final);
+	r->final = NULL;
 	sim_schedule_free(&sch);
 	sim_world_free(&w);
 	return err;

@@ -184,6 +184,8 @@ struct sim_result {
 	uint32_t moved_after_growth;	/* moved, after the fabric grew */
 	uint32_t moved_beyond_growth;	/* ... otherwise than the growth
 					 * forces (engine.c) */
+	/* when not NULL (--svg), filled with each node's final state */
+	struct sim_final_node *final;
 	uint32_t wrong;			/* nodes placed wrongly at some tick */
 	uint32_t wrong_coord, wrong_dims, wrong_portmap, wrong_frame;
 					/* ... by what was wrong the first
@@ -367,6 +369,13 @@ void sim_bound(const struct sim_opts *o, uint32_t nfaces,
 /* routes.c: torus-sim --routes (fault-tolerant route computation) */
 bool sim_routes_requested(int argc, char **argv);
 int sim_routes_main(int argc, char **argv);
+
+/* a node's view at the end of a run, for the picture */
+struct sim_final_node {
+	uint8_t running;		/* its daemon ran the core */
+	uint8_t state;			/* TC_PLACED, ... */
+	char reason[TC_REASON_LEN];
+};
 
 /* svg.c: torus-sim --svg, drawn by lib/topology.c */
 int sim_write_svg(const struct sim_world *w, const struct sim_result *r,

@@ -4,8 +4,9 @@
  * the same code as "torus topo" (lib/topology.c)
  *
  * Nodes stand at their true coordinates; dead nodes and cut cables are
- * the world's.  The engine reports how many live nodes were left unplaced
- * and why, not which: they are listed by reason, with their count.
+ * the world's; a live node left unplaced is drawn so, with its own
+ * reason, from its view at the end of the run (a liar, which runs no
+ * core, as not running).
  */
 #include <stdio.h>
 #include <string.h>
@@ -39,6 +40,13 @@ static int world_topo(struct topo *t, const struct sim_world *w,
 		nd->state = w->alive[u] ? TOPO_PLACED : TOPO_DEAD;
 		snprintf(nd->role, sizeof(nd->role), "%s",
 			 w->alive[u] ? "member" : "");
+		if (w->alive[u] && r->final && (!r->final[u].running ||
+						r->final[u].state != TC_PLACED)) {
+			nd->state = TOPO_UNPLACED;
+			snprintf(nd->reason, sizeof(nd->reason), "%s",
+				 r->final[u].running ? r->final[u].reason :
+						       "not running");
+		}
 		for (a = 0; a < o->ndims; a++) {
 			uint8_t lu = ru->inv[TORUS_DIR(a, 0)];
 			struct topo_cable *cb;
@@ -54,7 +62,8 @@ static int world_topo(struct topo *t, const struct sim_world *w,
 			cb->cut = w->peer[u * w->nports + lu] == SIM_NO_PEER;
 		}
 	}
-	for (i = 0; i <= SIM_MAX_REASONS; i++) {
+	/* without the views, the reasons and how many had each */
+	for (i = 0; i <= SIM_MAX_REASONS && !r->final; i++) {
 		struct topo_node *nd;
 
 		if (!r->reasons[i].count)
