@@ -17,21 +17,19 @@
 
 /*
  * The back-off of route computations (backoff.h, RFC 8405): the first
- * change after a quiet second waits a tick, so that a node's death,
+ * change after a quiet period waits a tick, so that a node's death,
  * reported by its neighbours in the same tick, is computed once; more
- * changes in the next 2 s are computed 100 ms after they come (the rest
- * of a burst: a death's reports flood in from afar, carriers drop one
- * by one); changes still coming after that are a flapping link state,
- * computed 2 s after; a second with no change is quiet again, so faults
- * a second apart are each computed at once.  At 65,536 nodes a
- * computation costs about a second of CPU: a burst there is computed
- * some twice.
+ * changes in the next second are computed 100 ms after they come (the
+ * rest of a burst flooding in from afar); changes still coming after
+ * that second are a flapping link state, computed 2 s after; 2 s with no
+ * change is quiet again.  At 65,536 nodes a computation costs about a
+ * second of CPU, so a burst there is computed some twice.
  */
 #define TD_ROUTES_INITIAL_MS		50
 #define TD_ROUTES_SHORT_MS		100
 #define TD_ROUTES_LONG_MS		2000
-#define TD_ROUTES_LEARN_MS		2000
-#define TD_ROUTES_HOLDDOWN_MS		1000
+#define TD_ROUTES_LEARN_MS		1000
+#define TD_ROUTES_HOLDDOWN_MS		2000
 /*
  * A node becomes a lamb only once its set has held this long: a lamb
  * drops its own traffic, and a link state that flaps (a starved
