@@ -12,9 +12,9 @@
  * or back to what discovery made it).  Plans whose channel graph has a
  * cycle are refused loudly and the kernel keeps the routes it has.
  *
- * Faults arrive one by one as the link state floods them: when to
- * compute is RFC 8405's back-off (backoff.h, timings in routes.h): a
- * burst is followed closely, a link state that keeps flapping slowly.
+ * Faults arrive one by one as the link state floods them: the first
+ * change is computed at once, later ones after a holdoff that grows
+ * while they keep coming (routes.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -305,19 +305,6 @@ out:
 	return computed;
 }
 
-static struct td_backoff_cfg backoff_cfg(const struct torusd *d)
-{
-	unsigned int t = d->opts.tick_ms;
-
-	return (struct td_backoff_cfg){
-		.initial = (uint64_t)td_ms_to_ticks(TD_ROUTES_INITIAL_MS, t),
-		.short_wait = (uint64_t)td_ms_to_ticks(TD_ROUTES_SHORT_MS, t),
-		.long_wait = (uint64_t)td_ms_to_ticks(TD_ROUTES_LONG_MS, t),
-		.learn = (uint64_t)td_ms_to_ticks(TD_ROUTES_LEARN_MS, t),
-		.holddown = (uint64_t)td_ms_to_ticks(TD_ROUTES_HOLDDOWN_MS, t),
-	};
-}
-
 void routes_service(struct torusd *d)
 {
 	struct td_routes *r = &d->routes;
@@ -331,14 +318,8 @@ void routes_service(struct torusd *d)
 	    d->ticks >= lamb_tick(d))
 		set_lamb(d, true);
 	gen = tc_ls_generation(d->node);
-	if (gen != r->ls_gen || d->view.generation != r->view_gen ||
-	    (!r->info.computed && !r->pending)) {
-		struct td_backoff_cfg cfg = backoff_cfg(d);
-		uint64_t due = td_backoff_change(&r->backoff, &cfg, d->ticks);
-
-		/* a retry already waiting may come first */
-		if (!r->pending || due < r->next_tick)
-			r->next_tick = due;
+	if (!r->info.computed || gen != r->ls_gen ||
+	    d->view.generation != r->view_gen) {
 		r->pending = true;
 		r->ls_gen = gen;
 		r->view_gen = d->view.generation;
@@ -346,9 +327,17 @@ void routes_service(struct torusd *d)
 	if (!r->pending || d->ticks < r->next_tick)
 		return;
 	r->pending = false;
-	td_backoff_done(&r->backoff);
 	/* a retry sets its own time; an unchanged fault set costs nothing */
-	compute(d);
+	if (!compute(d) || r->pending)
+		return;
+	if (!r->holdoff_ms || d->ticks - r->last_tick >=
+	    (uint64_t)td_ms_to_ticks(TD_ROUTES_QUIET_MS, d->opts.tick_ms))
+		r->holdoff_ms = TD_ROUTES_HOLDOFF_MS;
+	else if (r->holdoff_ms < TD_ROUTES_HOLDOFF_MAX_MS)
+		r->holdoff_ms *= 2;
+	r->last_tick = d->ticks;
+	r->next_tick = d->ticks +
+		(uint64_t)td_ms_to_ticks(r->holdoff_ms, d->opts.tick_ms);
 }
 
 uint64_t routes_next_tick(const struct torusd *d)

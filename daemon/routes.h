@@ -11,25 +11,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "backoff.h"
 #include "statefile.h"
 #include "troute_node.h"
 
 /*
- * The back-off of route computations (backoff.h, RFC 8405): the first
- * change after a quiet period waits a tick, so that a node's death,
- * reported by its neighbours in the same tick, is computed once; more
- * changes in the next second are computed 100 ms after they come (the
- * rest of a burst flooding in from afar); changes still coming after
- * that second are a flapping link state, computed 2 s after; 2 s with no
- * change is quiet again.  At 65,536 nodes a computation costs about a
- * second of CPU, so a burst there is computed some twice.
+ * Bursts of faults are coalesced: after a computation the next waits
+ * TD_ROUTES_HOLDOFF_MS, doubled per computation while changes keep
+ * coming (a flapping link state), up to TD_ROUTES_HOLDOFF_MAX_MS; a
+ * change after TD_ROUTES_QUIET_MS without computation is computed at
+ * once, with the holdoff back at its start.
  */
-#define TD_ROUTES_INITIAL_MS		50
-#define TD_ROUTES_SHORT_MS		100
-#define TD_ROUTES_LONG_MS		2000
-#define TD_ROUTES_LEARN_MS		1000
-#define TD_ROUTES_HOLDDOWN_MS		2000
+#define TD_ROUTES_HOLDOFF_MS		200
+#define TD_ROUTES_HOLDOFF_MAX_MS	3200
+#define TD_ROUTES_QUIET_MS		1000
 /*
  * A node becomes a lamb only once its set has held this long: a lamb
  * drops its own traffic, and a link state that flaps (a starved
@@ -46,8 +40,9 @@ struct td_routes {
 	uint32_t	ls_gen;		/* tc_ls_generation() last seen */
 	uint32_t	view_gen;	/* the placement last seen */
 	uint64_t	next_tick;	/* no computation before this tick */
+	uint64_t	last_tick;	/* tick of the last computation */
 	uint64_t	set_tick;	/* tick the installed set came in */
-	struct td_backoff backoff;	/* when the next one is due */
+	unsigned int	holdoff_ms;	/* the wait after the next one */
 	struct td_state_routes info;	/* for the state file */
 	/* the deadlock verdict of the geometry's fault-free graph */
 	struct troute_faults	cdg_geom;	/* its geometry (no arrays) */
