@@ -177,6 +177,37 @@ else
 	fi
 fi
 
+# the torus-dkms package's own source, handed to DKMS as its postinst
+# does (dkms add, build), builds the module for the target kernel, and
+# it is the source make install puts in /usr/src
+case=dkms_builds_the_torus_dkms_package
+deb=$P/dpkg/torus-dkms_${VERSION}_all.deb
+if [ ! -f "$deb" ] || [ -z "$KVER" ] || ! command -v dkms > /dev/null ||
+   [ "$(id -u)" != 0 ]; then
+	skip $case "no torus-dkms package, kernel headers, dkms or root"
+else
+	X=$P/dkms-deb
+	DD=(--sourcetree "$X/usr/src" --dkmstree "$X/dkms")
+	mkdir -p "$X/dkms"
+	if ! out=$(dpkg-deb -x "$deb" "$X" 2>&1 &&
+		dkms add "torus/$VERSION" "${DD[@]}" 2>&1 &&
+		dkms build "torus/$VERSION" -k "$KVER" "${DD[@]}" 2>&1); then
+		fail $case "$(tail -n 8 <<< "$out" | tr '\n' ' ')"
+	else
+		ko=$(find "$X/dkms/torus/$VERSION/$KVER" -name torus.ko | head -n 1)
+		if [ -z "$ko" ] ||
+		   [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" != "$KVER" ]; then
+			fail $case "no torus.ko for $KVER from the package's source"
+		elif ! d=$(diff -r "$X/usr/src/torus-$VERSION" \
+				"$DEST/usr/src/torus-$VERSION" 2>&1); then
+			fail $case "its source is not make install's: $(head -n 3 <<< "$d" | tr '\n' ' ')"
+		else
+			echo "# $case: $(find "$X/usr/src/torus-$VERSION" -type f | wc -l) source files, torus.ko for $KVER"
+			pass $case
+		fi
+	fi
+fi
+
 # torus topo and torus-sim --svg: pictures checked in headless chromium
 python3 tests/pkg/topo_test.py || status=1
 
