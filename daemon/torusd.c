@@ -339,12 +339,6 @@ static uint8_t board_ndims(const struct torusd *d,
 }
 
 /*
- * Re-read the node's ports from the kernel and bring the table, the
- * packet sockets and the core's carrier states in line.  *@new_labels
- * gets the labels that appeared and the core does not know.  0, or
- * -errno if the dump failed.
- */
-/*
  * Does the placed core map @label elsewhere than to @dir, the direction
  * the kernel's port map gives the cable behind it, or @dir to another
  * label?  A direction left unmapped (a cable down, or just up and not
@@ -364,6 +358,12 @@ static bool label_moved(const struct torusd *d, uint8_t dir, uint8_t label)
 	return false;
 }
 
+/*
+ * Re-read the node's ports from the kernel and bring the table, the
+ * packet sockets and the core's carrier states in line.  *@new_labels
+ * gets the labels that appeared and the core does not know.  0, or
+ * -errno if the dump failed.
+ */
 int ports_resync(struct torusd *d, uint16_t *new_labels)
 {
 	struct td_kport kp[TD_MAX_KPORTS];

@@ -69,7 +69,6 @@ struct place {
 	/* where it was when the fabric grew, and its moves since */
 	uint64_t pre_leader;
 	uint8_t pre[TC_MAX_AXES];
-	uint8_t pre_have;
 	uint8_t moves_after_growth;
 };
 
@@ -868,7 +867,6 @@ static void place_update(struct engine *e, uint32_t u, const struct tc_view *v,
 		/* first placed after the growth: the move it may force is
 		 * measured from here */
 		if (e->grown_at >= 0) {
-			pl->pre_have = 1;
 			pl->pre_leader = v->leader;
 			memcpy(pl->pre, v->coord, sizeof(pl->pre));
 		}
@@ -1250,13 +1248,12 @@ static void ls_act(struct engine *e, const struct sim_ls_action *a,
 static void grow(struct engine *e, uint32_t settle)
 {
 	const struct sim_opts *o = e->o;
-
 	uint32_t u;
 
+	/* a node not placed yet takes its reference when it is */
 	for (u = 0; u < e->w->nnodes; u++) {
 		struct place *pl = &e->place[u];
 
-		pl->pre_have = pl->have;
 		pl->pre_leader = pl->leader;
 		memcpy(pl->pre, pl->coord, sizeof(pl->pre));
 	}
@@ -1292,7 +1289,7 @@ static uint32_t moved_beyond_growth(const struct engine *e)
 
 		if (!pl->moves_after_growth)
 			continue;
-		forced = pl->pre_have && pl->moves_after_growth == 1 &&
+		forced = pl->moves_after_growth == 1 &&
 			 pl->leader == pl->pre_leader;
 		for (a = 0, changed = 0; a < nd && forced; a++) {
 			if (pl->coord[a] == pl->pre[a])
