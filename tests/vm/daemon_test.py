@@ -27,6 +27,7 @@ import concurrent.futures
 import json
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -541,9 +542,16 @@ def lifecycle():
                 ["ip", "netns", "exec", "z0", "torusd", "-i", "tor0", "-f"],
                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                 env=dict(os.environ, **env))
-            time.sleep(1.5)
+            # a starved guest may take longer than any fixed wait to
+            # start it: until its first line, then a little more
+            first, deadline = "", time.monotonic() + 20
+            while not first and time.monotonic() < deadline:
+                if select.select([p.stdout], [], [], 0.5)[0]:
+                    first = p.stdout.readline()
+            time.sleep(1.0)
             p.send_signal(signal.SIGTERM)
             out, _ = p.communicate(timeout=10)
+            out = first + out
             lines = [ln for ln in out.splitlines() if ln]
             assert lines and all(re.match(r"<[0-7]>", ln) for ln in lines), \
                 out[:400]
