@@ -339,26 +339,6 @@ static uint8_t board_ndims(const struct torusd *d,
 }
 
 /*
- * Does the placed core map @label elsewhere than to @dir, the direction
- * the kernel's port map gives the cable behind it, or @dir to another
- * label?  A direction left unmapped (a cable down, or just up and not
- * yet heard) is no move.
- */
-static bool label_moved(const struct torusd *d, uint8_t dir, uint8_t label)
-{
-	unsigned int g;
-
-	if (!d->have_view || d->view.state != TC_PLACED ||
-	    dir >= TC_MAX_PORTS)
-		return false;
-	for (g = 0; g < TC_MAX_PORTS; g++)
-		if (d->view.portmap[g] != TORUS_DIR_NONE &&
-		    (g == dir) != (d->view.portmap[g] == label))
-			return true;
-	return false;
-}
-
-/*
  * Re-read the node's ports from the kernel and bring the table, the
  * packet sockets and the core's carrier states in line.  *@new_labels
  * gets the labels that appeared and the core does not know.  0, or
@@ -414,20 +394,6 @@ int ports_resync(struct torusd *d, uint16_t *new_labels)
 		}
 		seen[label] = true;
 		p = &d->ports[label];
-		/*
-		 * A port whose cable serves a direction under another label
-		 * (ports relabelled: ip link set PORT type torus_slave dir):
-		 * the cable is the same, its name changed.  The core is
-		 * rebuilt and resumes the kernel's port map, which is kept by
-		 * device, so every cable keeps its direction under its new
-		 * label.
-		 */
-		if (label_moved(d, k->global_dir, label)) {
-			log_notice("port %s (%s) now has the label %s",
-				   k->ifname, td_dir_name(k->global_dir),
-				   td_dir_name(label));
-			*new_labels |= (uint16_t)(1u << label);
-		}
 		if (p->present && p->ifindex != k->ifindex) {
 			log_info("port %s (%s) replaced by %s", p->ifname,
 				 td_dir_name(label), k->ifname);
@@ -749,7 +715,7 @@ static void resync(struct torusd *d)
 	}
 	new_labels &= (uint16_t)~d->bad_labels;
 	if (new_labels) {
-		log_notice("new or moved port labels %#x: restarting discovery (the kernel keeps forwarding meanwhile)",
+		log_notice("new port labels %#x: restarting discovery (the kernel keeps forwarding meanwhile)",
 			   new_labels);
 		if (core_restart(d, true)) {
 			log_err("discovery goes on without them");

@@ -316,9 +316,9 @@ def rack_cases(args, out):
     @case("ethport_relabel_keeps_the_cables")
     def relabel():
         """swapping the labels of a node's two x ports while torusd runs
-        (a node turned over): torusd notices by itself, the node's
-        orientation changes, each port still serves the direction of its
-        cable, and every node answers again"""
+        (a node turned over): torusd is told, the node's orientation
+        changes, each port still serves the direction of its cable, and
+        every node answers again"""
         assert state.get("nodes"), "no discovery"
         c = lab.rack.nodes[0]
         ns = lab.rack.ns(c)
@@ -333,8 +333,9 @@ def rack_cases(args, out):
         for port, label in ((pa, "none"), (pb, tl.dir_name(*la)),
                             (pa, tl.dir_name(*lb))):
             torus("port", "set", port, "dir", label, ns=ns)
-        # torusd sees the labels move and resumes the kernel's port
-        # map, which is kept by device: nobody has to tell it
+        # a placed node keeps its orientation until told to discover
+        # again: the labels it was placed with have moved
+        torus("node", "rediscover", "dev", "tor0", ns=ns)
         want = {pa: (tl.dir_name(*lb), before[pa][1]),
                 pb: (tl.dir_name(*la), before[pb][1])}
         t0 = time.monotonic()
