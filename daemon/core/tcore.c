@@ -680,6 +680,13 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		n->flags &= ~TN_PLACED;
 		memset(n->hold_dims, 0, sizeof(n->hold_dims));
 	}
+	/*
+	 * The leader is its frame's origin: a neighbor that places it
+	 * elsewhere holds a stale place (a newcomer placed before a ring's
+	 * growth was seen), and following it would renumber the frame.
+	 */
+	if (nb->leader == n->leader && n->leader == n->cfg.id)
+		coord = n->coord;
 	/* our place comes from a neighbor current on every axis */
 	n->cur = (uint8_t)((1u << nd) - 1);
 	if (nb->leader != n->leader || memcmp(R, n->R, nd) ||
@@ -831,9 +838,10 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 	/*
 	 * Our own frame, placed: our placed neighbors vouch for our place
 	 * (we may have followed it before a new port left our cable
-	 * unresolved).  Where they disagree with us, they are right.
+	 * unresolved).  Where they disagree with us, they are right, unless
+	 * we lead it (tc_adopt()).
 	 */
-	for (a = 0; a < n->cfg.ndims; a++)
+	for (a = 0; n->leader != n->cfg.id && a < n->cfg.ndims; a++)
 		if ((n->R[a] != TC_NONE &&
 		     !tc_same_image(n->gcd, n->R[a], bR[a])) ||
 		    (n->coord[a] != bcoord[a] && (n->cur & (1u << a)) &&

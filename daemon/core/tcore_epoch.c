@@ -100,6 +100,12 @@ void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 		}
 		anchor = n->hold_dims[k] && !n->hold_coord[k] &&
 			 tc_epoch_anchor(n);
+	} else {
+		/*
+		 * A leader restarted before it placed is still the origin
+		 * of its frame: without it no survey could ever finish.
+		 */
+		anchor = tc_epoch_anchor(n) && !n->coord[k];
 	}
 	if (anchor)
 		n->coord[k] = 0;

@@ -185,6 +185,18 @@ run time-liar-neighbours-placed "$all_placed and .wrong == 0" \
 	--dims 4x4x4 --miswire nodes --liar 1 --runs 10
 run time-grow-timed "$grown" --dims 6x6x6 --miswire nodes --grow y:2 \
 	--start-spread 100 --loss 0.02 --runs 10
+# restarts around a growth: a leader restarted before it placed anchors
+# the survey all the same (before: seed 1004 never finished it and 203
+# nodes kept places modulo the old extent), and a leader resumed next to
+# a newcomer placed before the growth was seen keeps its own place
+# (before: seed 5084 took the newcomer's, 49 nodes wrong)
+run time-grow-leader-restarted '.wrong == 0 and .runs_not_converged == 0
+	and .runs_inconsistent == 0 and .moved_beyond_growth == 0' \
+	--dims 6x6x6 --miswire nodes --grow x:2 --restart 5 --seed 1000 \
+	--runs 10
+run time-grow-leader-resumed '.wrong == 0 and .runs_not_converged == 0
+	and .runs_inconsistent == 0 and .moved_beyond_growth == 0' \
+	--dims 4x4x4 --grow z:1 --restart 5 --seed 5080 --runs 10
 # blocks powered on over minutes: a face that timed out before its
 # other cables came up is tried again (before: 2x2x2 blocks spread over
 # 100 ticks placed nobody, and 8 of 20 8x8x8 runs did not converge)
