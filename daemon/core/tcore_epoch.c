@@ -83,6 +83,28 @@ static void tc_epoch_forgive(struct tc_node *n)
 }
 
 /*
+ * A ring of two fixed no sign (tc_ring2_dir()): each node took "+" from
+ * the path it was reached along, and its neighbours' maps of the axis
+ * from squares that could not tell the two cables apart.  Grown, the
+ * ring's cables lead to different nodes: the axis is oriented again,
+ * from the leader outwards, through maps resolved on today's wiring.
+ */
+static void tc_epoch_reorient(struct tc_node *n, unsigned int k)
+{
+	unsigned int a, p;
+
+	for (a = 0; a < n->cfg.ndims; a++) {
+		if (n->R[a] == TC_NONE || (n->R[a] >> 1) != k)
+			continue;
+		n->R[a] = TC_NONE;
+		for (p = 0; p < tc_nports(n); p++) {
+			n->nbr[p].map[a] = TC_NONE;
+			n->nbr[p].flags &= (uint8_t)~NB_RESOLVED;
+		}
+	}
+}
+
+/*
  * Enter epoch @epoch of axis @k, in which the frame knows the extent
  * @gcd so far (0: not yet).
  */
@@ -107,6 +129,8 @@ void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 		 */
 		anchor = tc_epoch_anchor(n) && !n->coord[k];
 	}
+	if (!anchor && old == 2)
+		tc_epoch_reorient(n, k);
 	if (anchor)
 		n->coord[k] = 0;
 	else if (old)

@@ -50,6 +50,8 @@ struct frame {
 	 * set per truth epoch (before and after --grow) */
 	uint16_t off[2][TC_MAX_AXES];
 	uint8_t off_set[2];		/* bit per frame axis */
+	/* frame axes whose sign is learnt again: a ring of two grew */
+	uint8_t relearn;
 	bool bad;
 };
 
@@ -450,6 +452,9 @@ static void frame_learn(const struct engine *e, struct frame *f, uint32_t u,
 		if (l == TORUS_DIR_NONE || l >= w->nports ||
 		    e->wrongp[(size_t)u * w->nports + l])
 			continue;
+		/* a node still showing the ring of two knows no sign */
+		if ((f->relearn & (1u << (i >> 1))) && v->dims[i >> 1] <= 2)
+			continue;
 		if (f->tdir[i] == TORUS_DIR_NONE)
 			f->tdir[i] = rot->fwd[l];
 	}
@@ -544,6 +549,14 @@ static unsigned int node_check(struct engine *e, struct frame *f,
 			continue;
 		}
 		if (l == rot->inv[t])
+			continue;
+		/*
+		 * A ring of two that grew: a node still showing it keeps
+		 * the sign it had (no wiring told it), until its survey
+		 * orients the axis again.
+		 */
+		if ((int)(t >> 1) == relax && e->prev_dims[t >> 1] == 2 &&
+		    v->dims[i >> 1] == 2 && l == rot->inv[t ^ 1])
 			continue;
 		/*
 		 * On a ring of two, both cables join the same pair and
@@ -1259,6 +1272,21 @@ static void grow(struct engine *e, uint32_t settle)
 	}
 	memcpy(e->prev_dims, e->dims, sizeof(e->dims));
 	e->dims[o->grow_axis] = o->dims[o->grow_axis];
+	/* a ring of two had no sign: its frames learn it again */
+	if (e->prev_dims[o->grow_axis] == 2 &&
+	    (o->wrap & (1u << o->grow_axis)))
+		for (u = 0; u < e->fr.n; u++) {
+			struct frame *f = &e->fr.f[u];
+			unsigned int fa;
+
+			for (fa = 0; fa < o->ndims; fa++) {
+				if (f->taxis[fa] != o->grow_axis)
+					continue;
+				f->tdir[2 * fa] = TORUS_DIR_NONE;
+				f->tdir[2 * fa + 1] = TORUS_DIR_NONE;
+				f->relearn |= (uint8_t)(1u << fa);
+			}
+		}
 	e->epoch++;
 	e->grace_until = e->t + settle;
 	e->grown_at = e->t;
