@@ -205,7 +205,7 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 	memset(n->hold_dims, 0, sizeof(n->hold_dims));
 	n->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
 	n->flags &= ~TN_JOINER;
-	n->flags |= TN_PLACED | TN_DIRTY | TN_CHANGED;
+	n->flags |= TN_PLACED | TN_MEMBER | TN_DIRTY | TN_CHANGED;
 	return 0;
 }
 
@@ -396,7 +396,7 @@ static int tc_undecided_axis(const struct tc_node *n);
 static void tc_place_decided(struct tc_node *n)
 {
 	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0) {
-		n->flags |= TN_PLACED | TN_DIRTY | TN_JOINER;
+		n->flags |= TN_PLACED | TN_MEMBER | TN_DIRTY | TN_JOINER;
 		n->placed_at = n->now;
 	}
 }
@@ -477,6 +477,9 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
 		nb->flags = (nb->flags & ~(NB_PLACED | NB_JOINED)) | NB_FRAME |
 			    placed;
+		if (nb->member != !!(m.frame_flags & TW_FRAME_MEMBER))
+			n->flags |= TN_RX;
+		nb->member = m.frame_flags & TW_FRAME_MEMBER;
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
 			tc_nbr_extent(n, nb, &m);
@@ -510,16 +513,23 @@ static bool tc_rank_above(const struct tc_rank *a, const struct tc_rank *b)
 	return a->leader > b->leader;
 }
 
+/*
+ * A node not placed yet but in a placed frame (a newcomer waiting for a
+ * ring's survey) ranks as its frame: newcomers cabled only to newcomers
+ * follow it into the placed frame instead of holding a frame of their
+ * own that outranks it by id, which would keep the grown ring from ever
+ * closing.
+ */
 static void tc_nbr_rank(const struct tc_nbr *nb, struct tc_rank *r)
 {
-	r->placed = nb->flags & NB_PLACED;
+	r->placed = (nb->flags & NB_PLACED) || nb->member;
 	r->size = nb->fsize;
 	r->leader = nb->leader;
 }
 
 static void tc_my_rank(const struct tc_node *n, struct tc_rank *r)
 {
-	r->placed = n->flags & TN_PLACED;
+	r->placed = n->flags & (TN_PLACED | TN_MEMBER);
 	r->size = tc_frame_size(n->cfg.ndims, n->gcd, n->cmin, n->cmax);
 	r->leader = n->leader;
 }
@@ -687,6 +697,11 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 	 */
 	if (nb->leader == n->leader && n->leader == n->cfg.id)
 		coord = n->coord;
+	/* a placed frame's, through a node placed in it or a member */
+	if ((nb->flags & NB_PLACED) || nb->member)
+		n->flags |= TN_MEMBER;
+	else if (nb->leader != n->leader)
+		n->flags &= ~TN_MEMBER;
 	/* our place comes from a neighbor current on every axis */
 	n->cur = (uint8_t)((1u << nd) - 1);
 	if (nb->leader != n->leader || memcmp(R, n->R, nd) ||
@@ -951,6 +966,8 @@ static void tc_send_all(struct tc_node *n)
 	}
 	if (n->flags & TN_PLACED)
 		flags |= TW_FRAME_PLACED;
+	else if (n->flags & TN_MEMBER)
+		flags |= TW_FRAME_MEMBER;
 	/* joined: in a frame with other nodes, one a neighbor may follow */
 	if (n->leader != n->cfg.id)
 		flags |= TW_FRAME_JOINED;
@@ -1259,7 +1276,7 @@ void tc_tick(struct tc_node *n)
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
 		    tc_R_any(n) &&
 		    !(n->cfg.block_mode && tc_block_pending(n))) {
-			n->flags |= TN_PLACED | TN_DIRTY;
+			n->flags |= TN_PLACED | TN_MEMBER | TN_DIRTY;
 			n->flags &= ~TN_JOINER;
 			n->placed_at = n->now;
 		}

@@ -248,10 +248,37 @@ static void tc_epoch_catch_up(struct tc_node *n, unsigned int k)
 	}
 }
 
+/*
+ * Only the leader is at the frame's origin.  A ring grown by a multiple
+ * of its extent (6 to 12) shows no turn that the old extent does not
+ * divide, and no window of five refutes a ring longer than 4; but its
+ * newcomers repeat the old places, one of them the leader's.  A placed
+ * node other than the leader at the origin of an all-ring frame proves
+ * some ring longer than decided: every ring is surveyed again (one that
+ * did not grow keeps every place).
+ */
+static bool tc_epoch_at_origin(const struct tc_node *n)
+{
+	unsigned int k;
+
+	if (!(n->flags & TN_PLACED) || tc_epoch_anchor(n))
+		return false;
+	for (k = 0; k < n->cfg.ndims; k++) {
+		if (!tc_epoch_settled(n, k) ||
+		    tc_norm(n->coord[k], n->gcd[k]))
+			return false;
+	}
+	return true;
+}
+
 void tc_epoch_tick(struct tc_node *n)
 {
 	unsigned int k;
 
+	if (tc_epoch_at_origin(n))
+		for (k = 0; k < n->cfg.ndims; k++)
+			if (n->gcd[k] > 1)
+				tc_epoch_start(n, k);
 	for (k = 0; k < n->cfg.ndims; k++) {
 		tc_epoch_catch_up(n, k);
 		/*

@@ -49,6 +49,7 @@ struct tc_nbr {
 	int16_t clmax[TC_MAX_AXES];
 	uint16_t epoch[TC_MAX_AXES];	/* its ring epochs */
 	uint8_t cur;		/* axes its coordinate is current on */
+	bool member;		/* not placed, in a placed frame */
 };
 
 /* block mode: one face of my block, named by its normal (local dir) */
@@ -82,6 +83,7 @@ struct tc_qent {
 #define TN_RX		0x08	/* a neighbor's frame changed: re-elect */
 #define TN_WAS_PLACED	0x10	/* placed at the last view */
 #define TN_JOINER	0x20	/* placed by joining a frame already placed */
+#define TN_MEMBER	0x40	/* in a placed frame, placed or not */
 
 enum tc_reason {
 	R_NONE,

@@ -38,6 +38,8 @@ enum tw_type {
 
 #define TW_FRAME_PLACED	0x01
 #define TW_FRAME_JOINED	0x02	/* the sender has a resolved cable */
+/* not placed, in a placed frame (a newcomer waiting for a survey) */
+#define TW_FRAME_MEMBER	0x04
 
 /* a cable on a block face: a (sender's block) -- a' (other block) */
 struct tw_face {

@@ -177,6 +177,17 @@ run time-grow-ring "$all_placed and $grown" --dims 6 --grow x:2 --runs 10
 # miswired nodes ended inconsistent, not converged, its maps wrong)
 run time-grow-2to4 "$all_placed and $grown" --dims 4x4x4 --miswire nodes \
 	--grow x:2 --runs 10
+# a slab wider than two: its inner newcomers, cabled only to newcomers,
+# follow the ones that joined the placed frame (before: they kept a frame
+# of their own that outranked them by id, the grown ring never closed, 10
+# of 40 runs of 8x8x8 grown 4 -> 8 and 18 of 40 of 6x6x6 grown 2 -> 6)
+run time-grow-4to8 "$all_placed and $grown" --dims 8x8x8 \
+	--grow x:4 --seed 5013 --runs 5
+# grown by a multiple of its extent (6 -> 12) a ring shows no turn the
+# old extent does not divide and no window refutes it: the newcomer that
+# lands on the leader's place proves it (before: every run wrong)
+run time-grow-6to12 "$all_placed and $grown" --dims 12x4x4 \
+	--miswire nodes --grow x:6 --runs 10
 run time-grow-blocks "$all_placed and $grown" --dims 8x8x8 --block 2x2x2 \
 	--miswire blocks --grow z:2 --runs 5
 # with loss, a node may follow while one of its cables is silent: once
