@@ -190,10 +190,20 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 	n->leader = v->leader;
 	memcpy(n->R, R, sizeof(n->R));
 	tc_open_reset(n);	/* the kernel's placement was decided */
-	/* the cables the kernel forwards on were verified before */
-	for (g = 0; g < tc_nports(n); g++)
-		if (v->portmap[g] != TC_NONE)
-			n->vports |= (uint16_t)(1u << v->portmap[g]);
+	/*
+	 * The cables the kernel forwards on were verified before.  On a
+	 * ring of two the map's sign at coordinate 1 came from the label
+	 * the cable lands on (tc_ring2_dir()): its parity is all that is
+	 * kept of it, until the neighbor speaks again.
+	 */
+	for (g = 0; g < tc_nports(n); g++) {
+		uint8_t p = v->portmap[g];
+
+		if (p == TC_NONE)
+			continue;
+		n->vports |= (uint16_t)(1u << p);
+		n->vpeer[p] = (uint8_t)!(g & 1);
+	}
 	for (k = 0; k < n->cfg.ndims; k++) {
 		n->coord[k] = v->coord[k];
 		n->gcd[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;

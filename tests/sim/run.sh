@@ -234,6 +234,12 @@ run time-liar-excluded '.per_run | all(.liars == 1 and .live == 63 and
 # restarts with the placement resumed leave nodes where they were
 run time-restart-runs '.per_run | all(.last_event > 0)' --dims 4x4x4 \
 	--miswire nodes --restart 3
+# ... on a ring of two too, whose map's sign at coordinate 1 is the far
+# label's (before: the resumed node took label 0's, its neighbour's map
+# was wrong, 43 of 100 runs)
+run time-restart-ring2 '.wrong == 0 and .moved == 0 and
+	.runs_inconsistent == 0' --dims 2x4x4 --miswire nodes --restart 20 \
+	--seed 5000 --runs 10
 
 # one history per seed
 hist=(--dims 4x4x4 --miswire nodes --start-spread 100 --start-order axes
