@@ -20,6 +20,9 @@ Rows (see ROWS below):
           neighbour; i11-*-grow also adds a slab; 100 seeds.
   t-*     one time option at a time on 6x6x6 flat, 100 seeds: which
           fault breaks what.
+  g-*     a ring grown every way it can grow (miswire nodes, 100 seeds):
+          from a ring of two, by a slab wider than two, by a multiple of
+          its extent; alone and with 5 daemon restarts.
 
 Per row: runs inconsistent at the end, runs with a node placed wrongly
 at some tick (wrong > 0), runs where a placed node moved although its
@@ -97,6 +100,22 @@ SINGLE = [
 ]
 
 
+# rings grown in every way a ring can grow: from a ring of two (no sign),
+# by a slab wider than two (newcomers cabled only to newcomers), by a
+# multiple of the extent (no turn shows it), alone and with restarts
+GROWTH = [
+    ("2to4", ["--dims", "4x4x4", "--grow", "x:2"]),
+    ("2to6", ["--dims", "6x6x6", "--grow", "x:4"]),
+    ("4to8", ["--dims", "8x8x8", "--grow", "x:4"]),
+    ("6to12", ["--dims", "12x4x4", "--grow", "x:6"]),
+    ("5to10", ["--dims", "10x5x4", "--grow", "x:5"]),
+]
+GROWTH_TIME = [
+    ("", []),
+    ("-restarts", ["--restart", "5"]),
+]
+
+
 def pct(f):
     return "%d" % round(f * 100)
 
@@ -135,6 +154,14 @@ def rows_all():
             "faults": "0/0", "time": " ".join(args),
             "args": ["--dims", "6x6x6", "--miswire", "nodes"] + args,
             "seeds": 100})
+    for name, args in GROWTH:
+        for suffix, more in GROWTH_TIME:
+            rows.append({
+                "name": "g-%s%s" % (name, suffix), "shape": args[1],
+                "mode": "nodes", "faults": "0/0",
+                "time": " ".join(args[2:] + more),
+                "args": args + ["--miswire", "nodes"] + more,
+                "seeds": 100})
     return rows
 
 
