@@ -87,7 +87,9 @@ static void tc_epoch_forgive(struct tc_node *n)
  * the path it was reached along, and its neighbours' maps of the axis
  * from squares that could not tell the two cables apart.  Grown, the
  * ring's cables lead to different nodes: the axis is oriented again,
- * from the leader outwards, through maps resolved on today's wiring.
+ * from the leader outwards, through maps resolved on today's wiring
+ * (the neighbors' tables are dropped too: each brings its own again
+ * with its next message).
  */
 static void tc_epoch_reorient(struct tc_node *n, unsigned int k)
 {
@@ -100,6 +102,10 @@ static void tc_epoch_reorient(struct tc_node *n, unsigned int k)
 		for (p = 0; p < tc_nports(n); p++) {
 			n->nbr[p].map[a] = TC_NONE;
 			n->nbr[p].flags &= (uint8_t)~NB_RESOLVED;
+			/* squares from tables of before the growth lie */
+			if (n->hop2)
+				memset(tc_hop2(n, (uint8_t)p), 0,
+				       tc_nports(n) * sizeof(uint32_t));
 		}
 	}
 }

@@ -177,6 +177,13 @@ run time-grow-ring "$all_placed and $grown" --dims 6 --grow x:2 --runs 10
 # miswired nodes ended inconsistent, not converged, its maps wrong)
 run time-grow-2to4 "$all_placed and $grown" --dims 4x4x4 --miswire nodes \
 	--grow x:2 --runs 10
+# ... with daemons restarting: squares from neighbour tables of before
+# the growth oriented nodes wrongly and the survey restarted for good
+# (before: seeds 1073 and 1089 never converged)
+run time-grow-2to6-restarts ".wrong == 0 and .runs_inconsistent == 0 and
+	.runs_not_converged == 0 and .moved_beyond_growth == 0" \
+	--dims 6x6x6 --miswire nodes \
+	--grow x:4 --restart 5 --seed 1070 --runs 20
 # a slab wider than two: its inner newcomers, cabled only to newcomers,
 # follow the ones that joined the placed frame (before: they kept a frame
 # of their own that outranked them by id, the grown ring never closed, 10
