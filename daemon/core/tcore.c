@@ -367,6 +367,25 @@ static uint32_t tc_frame_size(uint8_t ndims, const uint16_t *gcd,
 	return (uint32_t)size;
 }
 
+/* @m changes what we may take from @nb: its rings, epochs or currency */
+static bool tc_nbr_source_changed(const struct tc_node *n,
+				  const struct tc_nbr *nb, const struct tw_msg *m)
+{
+	uint8_t all = (uint8_t)((1u << n->cfg.ndims) - 1);
+	uint16_t none[TC_MAX_AXES] = { 0 };
+
+	if (!(nb->flags & NB_EXTENT))
+		return true;
+	if (memcmp(nb->gcd, m->gcd, n->cfg.ndims * sizeof(uint16_t)))
+		return true;
+	if (m->has_epoch)
+		return nb->cur != m->cur ||
+		       memcmp(nb->epoch, m->epoch,
+			      n->cfg.ndims * sizeof(uint16_t));
+	return nb->cur != all ||
+	       memcmp(nb->epoch, none, n->cfg.ndims * sizeof(uint16_t));
+}
+
 /* Keep a neighbor's extent record: a frame it leads us into starts from it. */
 static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 			  const struct tw_msg *m)
@@ -492,6 +511,13 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		nb->member = m.frame_flags & TW_FRAME_MEMBER;
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
+			/*
+			 * What lets us take a place from it (its extents, its
+			 * epochs, the axes it is current on) may change alone,
+			 * at the end of a survey: elect again then too.
+			 */
+			if (tc_nbr_source_changed(n, nb, &m))
+				n->flags |= TN_RX;
 			tc_nbr_extent(n, nb, &m);
 			if (m.leader == n->leader && tc_trusted(n, port))
 				tc_merge_extent(n, nb);
@@ -1140,8 +1166,13 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	    nb->R[nb->peer_port >> 1] == TC_NONE)
 		return false;
 	g = tc_dir_apply(n->R, p);
-	/* on a ring of two both cables join the same pair: no sign */
-	if (n->gcd[g >> 1] != 2 &&
+	/*
+	 * On a ring of two both cables join the same pair: no sign.  Nor
+	 * while either end surveys the cable's ring: a grown ring of two
+	 * is oriented again, one node after the other.
+	 */
+	if (n->gcd[g >> 1] != 2 && tc_epoch_current(n, nb, g >> 1) &&
+	    !n->hold_dims[g >> 1] &&
 	    g != (tc_dir_apply(nb->R, nb->peer_port) ^ 1))
 		return true;
 	memcpy(pred, n->coord, sizeof(pred));

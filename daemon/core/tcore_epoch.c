@@ -308,6 +308,8 @@ void tc_epoch_tick(struct tc_node *n)
 		if (n->hold_dims[k] && n->gcd[k] && (n->cur & (1u << k)) &&
 		    n->ring_quiet[k] >= n->cfg.quiet_ticks) {
 			n->hold_dims[k] = 0;
+			/* marks of the survey's transients: judged again */
+			tc_epoch_forgive(n);
 			tc_changed(n);
 		}
 	}
