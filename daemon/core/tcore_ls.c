@@ -100,6 +100,16 @@ static uint32_t ls_find(const struct tc_ls *ls, uint32_t key)
 	return s;
 }
 
+/*
+ * The first slot a lookup of @key reads: a link-state message names
+ * records all over the table, so its lookups start fetching together
+ * instead of waiting for each other's cache misses.
+ */
+static void ls_prefetch(const struct tc_ls *ls, uint32_t key)
+{
+	__builtin_prefetch(&ls->rec[ls_home(ls, key)]);
+}
+
 /* the fault set changes with the set of (key, mask) pairs, mask != 0 */
 static void ls_account(struct tc_ls *ls, uint32_t key, uint16_t mask,
 		       bool add)
@@ -119,6 +129,8 @@ static void ls_set_pend(struct tc_ls *ls, uint32_t s, uint8_t from)
 	if (!(ls_meta(ls)[s] & LS_PEND))
 		ls->npend++;
 	ls_meta(ls)[s] = LS_PEND | from;
+	if (s < ls->pend_from)
+		ls->pend_from = s;
 }
 
 /* remove slot @s; linear probing: pull later records of the run back */
@@ -142,6 +154,8 @@ static void ls_delete(struct tc_ls *ls, uint32_t s)
 		ls->rec[i] = ls->rec[j];
 		ls_epoch(ls)[i] = ls_epoch(ls)[j];
 		ls_meta(ls)[i] = ls_meta(ls)[j];
+		if ((ls_meta(ls)[i] & LS_PEND) && i < ls->pend_from)
+			ls->pend_from = i;
 		i = j;
 	}
 	ls->rec[i].key = LS_EMPTY;
@@ -155,6 +169,7 @@ static void ls_clear(struct tc_ls *ls)
 	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
 	memset(ls_meta(ls), 0, ls->slots);
 	ls->count = ls->nfaults = ls->npend = 0;
+	ls->pend_from = ls->slots;
 	ls->digest = 0;
 	ls->leader = 0;
 	ls->adj = ls->sync = 0;
@@ -162,17 +177,17 @@ static void ls_clear(struct tc_ls *ls)
 }
 
 /*
- * Store a record newer than what we hold (or new) and flood it.  A new
+ * Store a record newer than what we hold (or new) in slot @s, ls_find()
+ * of @key, and flood it.  A new
  * key beyond the bound is refused and counted: the fault set is then
  * incomplete until the refusal is one maximum age old.  A tombstone of
  * a record we never held has nothing to cancel here: a full table drops
  * it uncounted (the transient reports of staggered boots leave many).
  */
-static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
-		     uint16_t mask, uint8_t from)
+static void ls_store(struct tc_node *n, uint32_t s, uint32_t key,
+		     uint16_t seq, uint16_t mask, uint8_t from)
 {
 	struct tc_ls *ls = &n->ls;
-	uint32_t s = ls_find(ls, key);
 
 	if (ls->rec[s].key == LS_EMPTY) {
 		/* the slack of the table always holds our own record */
@@ -248,6 +263,18 @@ static uint16_t ls_dirs(const struct tc_ls *ls, uint8_t ndims,
 	return m;
 }
 
+/* the directions every node has: along rings of two or more */
+static uint16_t ls_ring_dirs(const struct tc_ls *ls, uint8_t ndims)
+{
+	uint16_t m = 0;
+	unsigned int k;
+
+	for (k = 0; k < ndims; k++)
+		if (ls->dims[k] > 1 && (ls->wrap & (1u << k)))
+			m |= (uint16_t)(3u << (2 * k));
+	return m;
+}
+
 /* a neighbor we exchange link state with: placed in our frame */
 static bool ls_nbr_ok(const struct tc_node *n, uint8_t p)
 {
@@ -260,7 +287,9 @@ static bool ls_nbr_ok(const struct tc_node *n, uint8_t p)
 int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		  size_t len)
 {
+	uint32_t key[TW_LS_MAX_RECS], s;
 	struct tc_ls *ls = &n->ls;
+	uint16_t every_node_has;
 	struct tw_ls_msg m;
 	unsigned int i;
 
@@ -283,15 +312,21 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		n->stats.ls_foreign++;
 		return 0;
 	}
-	/* a mask may only name cables the reporter has */
+	/*
+	 * a mask may only name cables the reporter has (every node has
+	 * the directions along rings: no need to look at its coordinates)
+	 */
+	every_node_has = ls_ring_dirs(ls, n->cfg.ndims);
 	for (i = 0; i < m.nrec; i++) {
-		uint16_t dirs = ls_dirs(ls, n->cfg.ndims, m.rec[i].coord);
-
-		if (m.rec[i].mask & ~dirs) {
+		if ((m.rec[i].mask & ~every_node_has) &&
+		    (m.rec[i].mask & ~ls_dirs(ls, n->cfg.ndims,
+					      m.rec[i].coord))) {
 			n->stats.ls_bad_rx++;
 			n->stats.bad_rx++;
 			return -EBADMSG;
 		}
+		key[i] = ls_index(ls, n->cfg.ndims, m.rec[i].coord);
+		ls_prefetch(ls, key[i]);
 	}
 	n->nbr[port].silent = 0;
 	if (!m.nrec) {
@@ -302,9 +337,8 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	}
 	for (i = 0; i < m.nrec; i++) {
 		const struct tw_ls_rec *r = &m.rec[i];
-		uint32_t key = ls_index(ls, n->cfg.ndims, r->coord), s;
 
-		if (key == ls->self) {
+		if (key[i] == ls->self) {
 			/* ours from an earlier life: outbid it */
 			if (ls_newer(r->seq, ls->seq) ||
 			    (r->seq == ls->seq && r->mask != ls->mask)) {
@@ -313,10 +347,11 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 			}
 			continue;
 		}
-		s = ls_find(ls, key);
-		if (ls->rec[s].key == key && !ls_newer(r->seq, ls->rec[s].seq))
+		s = ls_find(ls, key[i]);
+		if (ls->rec[s].key == key[i] &&
+		    !ls_newer(r->seq, ls->rec[s].seq))
 			continue;
-		ls_store(n, key, r->seq, r->mask, port);
+		ls_store(n, s, key[i], r->seq, r->mask, port);
 	}
 	return 0;
 }
@@ -430,7 +465,7 @@ static void ls_originate(struct tc_node *n)
 	ls->seq++;
 	ls->mask = mask;
 	ls->refresh_in = n->cfg.ls_refresh_ticks;
-	ls_store(n, ls->self, ls->seq, mask, LS_LOCAL);
+	ls_store(n, ls_find(ls, ls->self), ls->self, ls->seq, mask, LS_LOCAL);
 }
 
 static uint32_t ls_epoch_len(const struct tc_node *n)
@@ -493,18 +528,23 @@ static bool ls_spent(const struct ls_out *o, uint8_t ndims)
 	return !ls_room(o, ndims) && o->sent + 1 >= LS_BURST;
 }
 
-static void ls_put(struct tc_node *n, struct ls_out *o, uint8_t port,
-		   uint32_t s)
+/* the record of slot @s as the wire has it */
+static void ls_wire_rec(const struct tc_node *n, uint32_t s,
+			struct tw_ls_rec *r)
 {
-	struct tc_ls *ls = &n->ls;
-	struct tw_ls_rec r;
+	const struct tc_ls *ls = &n->ls;
 
-	ls_coord(ls, n->cfg.ndims, ls->rec[s].key, r.coord);
-	r.seq = ls->rec[s].seq;
-	r.mask = ls->rec[s].mask;
+	ls_coord(ls, n->cfg.ndims, ls->rec[s].key, r->coord);
+	r->seq = ls->rec[s].seq;
+	r->mask = ls->rec[s].mask;
+}
+
+static void ls_put(struct tc_node *n, struct ls_out *o, uint8_t port,
+		   const struct tw_ls_rec *r)
+{
 	if (!ls_room(o, n->cfg.ndims))
 		ls_flush(n, o, port);
-	tw_ls_put(&o->b, n->cfg.ndims, &r);
+	tw_ls_put(&o->b, n->cfg.ndims, r);
 }
 
 /*
@@ -517,6 +557,7 @@ static void ls_flood(struct tc_node *n)
 	struct ls_out out[TC_MAX_PORTS];
 	struct tc_ls *ls = &n->ls;
 	uint8_t p, from, nd = n->cfg.ndims;
+	struct tw_ls_rec r;
 	uint32_t s;
 
 	if (!ls->npend && !ls->sync)
@@ -526,7 +567,7 @@ static void ls_flood(struct tc_node *n)
 			   n->cfg.id, ls->leader, ls->geom);
 		out[p].sent = 0;
 	}
-	for (s = 0; ls->npend && s < ls->slots; s++) {
+	for (s = ls->pend_from; ls->npend && s < ls->slots; s++) {
 		if (!(ls_meta(ls)[s] & LS_PEND))
 			continue;
 		for (p = 0; p < tc_nports(n); p++)
@@ -537,12 +578,15 @@ static void ls_flood(struct tc_node *n)
 		from = ls_meta(ls)[s] & LS_FROM;
 		ls_meta(ls)[s] &= ~LS_PEND;
 		ls->npend--;
+		ls_wire_rec(n, s, &r);
 		for (p = 0; p < tc_nports(n); p++)
 			/* a sync still to pass this slot sends it anyway */
 			if ((ls->adj & (1u << p)) && p != from &&
 			    (!(ls->sync & (1u << p)) || s < ls_sync_pos(ls)[p]))
-				ls_put(n, &out[p], p, s);
+				ls_put(n, &out[p], p, &r);
 	}
+	/* slots before s: passed, none pending (sends do not reenter) */
+	ls->pend_from = s;
 	for (p = 0; p < tc_nports(n); p++) {
 		if (!(ls->sync & (1u << p)))
 			continue;
@@ -551,7 +595,8 @@ static void ls_flood(struct tc_node *n)
 				continue;
 			if (ls_spent(&out[p], nd))
 				break;
-			ls_put(n, &out[p], p, s);
+			ls_wire_rec(n, s, &r);
+			ls_put(n, &out[p], p, &r);
 		}
 		ls_sync_pos(ls)[p] = s;
 		if (s >= ls->slots)

@@ -61,6 +61,7 @@ struct tc_ls {
 	bool holding;		/* an unready neighbor is being held */
 	bool force;		/* originate at the next tick, whatever */
 	bool was_full;
+	uint32_t pend_from;	/* no slot below it has LS_PEND */
 };
 
 static inline uint8_t *ls_epoch(const struct tc_ls *ls)
