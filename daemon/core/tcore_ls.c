@@ -100,6 +100,9 @@ static uint32_t ls_find(const struct tc_ls *ls, uint32_t key)
 	return s;
 }
 
+/* slots in a cache line */
+#define LS_LINE	(64 / sizeof(struct tc_ls_rec))
+
 /*
  * The first slot a lookup of @key reads: a link-state message names
  * records all over the table, so its lookups start fetching together
@@ -107,7 +110,11 @@ static uint32_t ls_find(const struct tc_ls *ls, uint32_t key)
  */
 static void ls_prefetch(const struct tc_ls *ls, uint32_t key)
 {
-	__builtin_prefetch(&ls->rec[ls_home(ls, key)]);
+	uint32_t s = ls_home(ls, key) + LS_LINE;
+
+	__builtin_prefetch(&ls->rec[s - LS_LINE]);
+	/* a probe often runs into the next cache line */
+	__builtin_prefetch(&ls->rec[s < ls->slots ? s : s - ls->slots]);
 }
 
 /* the fault set changes with the set of (key, mask) pairs, mask != 0 */
@@ -326,7 +333,8 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 			return -EBADMSG;
 		}
 		key[i] = ls_index(ls, n->cfg.ndims, m.rec[i].coord);
-		ls_prefetch(ls, key[i]);
+		if (i < LS_AHEAD)
+			ls_prefetch(ls, key[i]);
 	}
 	n->nbr[port].silent = 0;
 	if (!m.nrec) {
@@ -338,6 +346,8 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	for (i = 0; i < m.nrec; i++) {
 		const struct tw_ls_rec *r = &m.rec[i];
 
+		if (i + LS_AHEAD < m.nrec)
+			ls_prefetch(ls, key[i + LS_AHEAD]);
 		if (key[i] == ls->self) {
 			/* ours from an earlier life: outbid it */
 			if (ls_newer(r->seq, ls->seq) ||
@@ -547,6 +557,24 @@ static void ls_put(struct tc_node *n, struct ls_out *o, uint8_t port,
 	tw_ls_put(&o->b, n->cfg.ndims, r);
 }
 
+/* the first slot from @s on that is to be flooded, or ls->slots */
+static uint32_t ls_next_pend(const struct tc_ls *ls, uint32_t s)
+{
+	const uint64_t pend8 = 0x0101010101010101ULL * LS_PEND;
+	const uint8_t *meta = ls_meta(ls);
+	uint64_t w;
+
+	/* eight slots at a time: most have nothing to flood */
+	for (; s + 8 <= ls->slots; s += 8) {
+		memcpy(&w, meta + s, sizeof(w));
+		if (w & pend8)
+			break;
+	}
+	while (s < ls->slots && !(meta[s] & LS_PEND))
+		s++;
+	return s;
+}
+
 /*
  * Newer records to every adjacency but their source, then the whole
  * database to neighbors that asked; at most LS_BURST messages per port
@@ -557,8 +585,8 @@ static void ls_flood(struct tc_node *n)
 	struct ls_out out[TC_MAX_PORTS];
 	struct tc_ls *ls = &n->ls;
 	uint8_t p, from, nd = n->cfg.ndims;
+	uint32_t s, ahead, k;
 	struct tw_ls_rec r;
-	uint32_t s;
 
 	if (!ls->npend && !ls->sync)
 		return;
@@ -567,9 +595,20 @@ static void ls_flood(struct tc_node *n)
 			   n->cfg.id, ls->leader, ls->geom);
 		out[p].sent = 0;
 	}
+	/* pending records lie all over the table: fetch some ahead */
+	ahead = ls->pend_from;
+	for (k = 0; k <= LS_AHEAD && ls->npend; k++) {
+		ahead = ls_next_pend(ls, ahead);
+		if (ahead < ls->slots)
+			__builtin_prefetch(&ls->rec[ahead++]);
+	}
 	for (s = ls->pend_from; ls->npend && s < ls->slots; s++) {
-		if (!(ls_meta(ls)[s] & LS_PEND))
-			continue;
+		s = ls_next_pend(ls, s);
+		if (s == ls->slots)
+			break;
+		ahead = ls_next_pend(ls, ahead);
+		if (ahead < ls->slots)
+			__builtin_prefetch(&ls->rec[ahead++]);
 		for (p = 0; p < tc_nports(n); p++)
 			if ((ls->adj & (1u << p)) && ls_spent(&out[p], nd))
 				break;

@@ -21,6 +21,7 @@
 #define LS_LOCAL	0x1f	/* ... or this node's own record */
 #define LS_EPOCHS	16	/* aging epochs in one maximum age */
 #define LS_BURST	8	/* link-state messages per port and tick */
+#define LS_AHEAD	8	/* records fetched ahead of their use */
 
 struct tc_ls_rec {
 	uint32_t key;		/* reporter's node index, LS_EMPTY: free */
