@@ -108,13 +108,50 @@ static uint32_t ls_find(const struct tc_ls *ls, uint32_t key)
  * records all over the table, so its lookups start fetching together
  * instead of waiting for each other's cache misses.
  */
-static void ls_prefetch(const struct tc_ls *ls, uint32_t key)
+static void ls_prefetch(const struct tc_ls *ls, uint32_t key, bool full)
 {
 	uint32_t s = ls_home(ls, key) + LS_LINE;
 
+	if (full)
+		__builtin_prefetch(&ls_meta(ls)[s - LS_LINE]);
 	__builtin_prefetch(&ls->rec[s - LS_LINE]);
 	/* a probe often runs into the next cache line */
 	__builtin_prefetch(&ls->rec[s < ls->slots ? s : s - ls->slots]);
+}
+
+/*
+ * A filter of the keys held, in the spare bits of the meta bytes: a key
+ * sets one of the two LS_SEEN bits of its home slot.  Without it, a key
+ * refused by a full table (up to 8/9 of its slots taken) costs a probe
+ * of some 40 slots every time a neighbor floods it.  Deletions leave
+ * the bits of the keys gone until ls_reseen().
+ */
+static uint8_t ls_seen_bit(uint32_t key)
+{
+	return (key * 0x85ebca6bu) >> 31 ? 0x40 : 0x20;
+}
+
+static void ls_mark_seen(struct tc_ls *ls, uint32_t key)
+{
+	ls_meta(ls)[ls_home(ls, key)] |= ls_seen_bit(key);
+}
+
+/* false: the table does not hold @key; true: it may */
+static bool ls_may_hold(const struct tc_ls *ls, uint32_t key)
+{
+	return ls_meta(ls)[ls_home(ls, key)] & ls_seen_bit(key);
+}
+
+/* the filter of the keys held now (after deletions) */
+static void ls_reseen(struct tc_ls *ls)
+{
+	uint32_t s;
+
+	for (s = 0; s < ls->slots; s++)
+		ls_meta(ls)[s] &= (uint8_t)~LS_SEEN;
+	for (s = 0; s < ls->slots; s++)
+		if (ls->rec[s].key != LS_EMPTY)
+			ls_mark_seen(ls, ls->rec[s].key);
 }
 
 /* the fault set changes with the set of (key, mask) pairs, mask != 0 */
@@ -135,7 +172,7 @@ static void ls_set_pend(struct tc_ls *ls, uint32_t s, uint8_t from)
 {
 	if (!(ls_meta(ls)[s] & LS_PEND))
 		ls->npend++;
-	ls_meta(ls)[s] = LS_PEND | from;
+	ls_meta(ls)[s] = (ls_meta(ls)[s] & LS_SEEN) | LS_PEND | from;
 	if (s < ls->pend_from)
 		ls->pend_from = s;
 }
@@ -160,13 +197,14 @@ static void ls_delete(struct tc_ls *ls, uint32_t s)
 			continue;
 		ls->rec[i] = ls->rec[j];
 		ls_epoch(ls)[i] = ls_epoch(ls)[j];
-		ls_meta(ls)[i] = ls_meta(ls)[j];
+		ls_meta(ls)[i] = (ls_meta(ls)[i] & LS_SEEN) |
+				 (ls_meta(ls)[j] & ~LS_SEEN);
 		if ((ls_meta(ls)[i] & LS_PEND) && i < ls->pend_from)
 			ls->pend_from = i;
 		i = j;
 	}
 	ls->rec[i].key = LS_EMPTY;
-	ls_meta(ls)[i] = 0;
+	ls_meta(ls)[i] &= LS_SEEN;
 }
 
 static void ls_clear(struct tc_ls *ls)
@@ -181,6 +219,26 @@ static void ls_clear(struct tc_ls *ls)
 	ls->leader = 0;
 	ls->adj = ls->sync = 0;
 	ls->was_full = false;
+}
+
+/* no room for another reporter (but our own record) */
+static bool ls_full(const struct tc_node *n)
+{
+	return n->ls.count >= n->cfg.ls_records;
+}
+
+/* a new reporter while ls_full(): the record is lost */
+static void ls_refuse(struct tc_node *n, uint16_t mask)
+{
+	struct tc_ls *ls = &n->ls;
+
+	if (!mask)
+		return;	/* an unknown tombstone: nothing lost */
+	n->stats.ls_overflow++;
+	if (!ls->was_full)
+		ls->generation++;
+	ls->was_full = true;
+	ls->full_at = n->now;
 }
 
 /*
@@ -198,19 +256,14 @@ static void ls_store(struct tc_node *n, uint32_t s, uint32_t key,
 
 	if (ls->rec[s].key == LS_EMPTY) {
 		/* the slack of the table always holds our own record */
-		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL) {
-			if (!mask)
-				return;	/* an unknown tombstone: nothing lost */
-			n->stats.ls_overflow++;
-			if (!ls->was_full)
-				ls->generation++;
-			ls->was_full = true;
-			ls->full_at = n->now;
+		if (ls_full(n) && from != LS_LOCAL) {
+			ls_refuse(n, mask);
 			return;
 		}
 		ls->count++;
 		ls->rec[s].key = key;
 		ls->rec[s].mask = 0;
+		ls_mark_seen(ls, key);
 	}
 	if (ls->rec[s].mask != mask) {
 		ls_account(ls, key, ls->rec[s].mask, false);
@@ -298,6 +351,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	struct tc_ls *ls = &n->ls;
 	uint16_t every_node_has;
 	struct tw_ls_msg m;
+	bool full;
 	unsigned int i;
 
 	n->stats.msgs_rx++;
@@ -324,6 +378,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	 * the directions along rings: no need to look at its coordinates)
 	 */
 	every_node_has = ls_ring_dirs(ls, n->cfg.ndims);
+	full = ls_full(n);	/* for the prefetch: may change below */
 	for (i = 0; i < m.nrec; i++) {
 		if ((m.rec[i].mask & ~every_node_has) &&
 		    (m.rec[i].mask & ~ls_dirs(ls, n->cfg.ndims,
@@ -334,7 +389,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		}
 		key[i] = ls_index(ls, n->cfg.ndims, m.rec[i].coord);
 		if (i < LS_AHEAD)
-			ls_prefetch(ls, key[i]);
+			ls_prefetch(ls, key[i], full);
 	}
 	n->nbr[port].silent = 0;
 	if (!m.nrec) {
@@ -347,7 +402,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		const struct tw_ls_rec *r = &m.rec[i];
 
 		if (i + LS_AHEAD < m.nrec)
-			ls_prefetch(ls, key[i + LS_AHEAD]);
+			ls_prefetch(ls, key[i + LS_AHEAD], full);
 		if (key[i] == ls->self) {
 			/* ours from an earlier life: outbid it */
 			if (ls_newer(r->seq, ls->seq) ||
@@ -355,6 +410,11 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 				ls->seq = r->seq;
 				ls->force = true;
 			}
+			continue;
+		}
+		/* what ls_store() would find: a new key, refused */
+		if (ls_full(n) && !ls_may_hold(ls, key[i])) {
+			ls_refuse(n, r->mask);
 			continue;
 		}
 		s = ls_find(ls, key[i]);
@@ -489,7 +549,7 @@ static uint32_t ls_epoch_len(const struct tc_node *n)
 static void ls_age(struct tc_node *n)
 {
 	struct tc_ls *ls = &n->ls;
-	uint32_t s, epochs;
+	uint32_t s, epochs, count = ls->count;
 
 	if (--ls->epoch_in)
 		return;
@@ -507,6 +567,8 @@ static void ls_age(struct tc_node *n)
 			n->stats.ls_expired++;
 			ls_delete(ls, s);
 		}
+	if (ls->count != count)
+		ls_reseen(ls);
 }
 
 struct ls_out {

@@ -17,6 +17,7 @@
 
 #define LS_EMPTY	UINT32_MAX	/* key of a free slot */
 #define LS_PEND		0x80	/* meta: to flood at the next tick */
+#define LS_SEEN		0x60	/* meta: a held key has its home here */
 #define LS_FROM		0x1f	/* meta: port it arrived on ... */
 #define LS_LOCAL	0x1f	/* ... or this node's own record */
 #define LS_EPOCHS	16	/* aging epochs in one maximum age */

@@ -51,6 +51,10 @@ ROWS = [
      5),
     ("8x8x8-ls-events", ["--dims", "8x8x8", "--ls-events"] + F10, 3),
     ("8x8x8-ls-full", ["--dims", "8x8x8", "--ls-records", "40"] + F15, 3),
+    ("8x8x8-ls-full-events", ["--dims", "8x8x8", "--ls-records", "60",
+                              "--ls-events"] + F10, 3),
+    ("6x6x6-time-ls-full", ["--dims", "6x6x6", "--miswire", "nodes",
+                            "--ls-records", "12"] + TIME + F5, 5),
     ("16x16x16-b4-blocks-f10", ["--dims", "16x16x16", "--block", "4x4x4",
                                 "--miswire", "blocks"] + F10, 1),
     ("16x16x16-f5", ["--dims", "16x16x16"] + F5, 1),
@@ -58,7 +62,7 @@ ROWS = [
                           "--miswire", "blocks"] + TIME, 1),
     ("16x16x32-f10", ["--dims", "16x16x32"] + F10, 1),
 ]
-QUICK = 11
+QUICK = 13
 
 
 def strip(j):
