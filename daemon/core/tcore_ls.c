@@ -243,11 +243,11 @@ static void ls_refuse(struct tc_node *n, uint16_t mask)
 
 /*
  * Store a record newer than what we hold (or new) in slot @s, ls_find()
- * of @key, and flood it.  A new
- * key beyond the bound is refused and counted: the fault set is then
- * incomplete until the refusal is one maximum age old.  A tombstone of
- * a record we never held has nothing to cancel here: a full table drops
- * it uncounted (the transient reports of staggered boots leave many).
+ * of @key, and flood it.  A new key beyond the bound is refused and
+ * counted: the fault set is then incomplete until the refusal is one
+ * maximum age old.  A tombstone of a record we never held has nothing to
+ * cancel here: a full table drops it uncounted (the transient reports of
+ * staggered boots leave many).
  */
 static void ls_store(struct tc_node *n, uint32_t s, uint32_t key,
 		     uint16_t seq, uint16_t mask, uint8_t from)

@@ -4,8 +4,10 @@
  *
  * The database is an open-addressed table (linear probing) keyed by the
  * reporter's node index in the frame; a slot is 10 bytes (the record,
- * its aging epoch, its flooding state) so that 65,536 simulated nodes
- * each holding some 12,000 records fit in memory.
+ * its aging epoch, its flooding state and a filter bit) so that 65,536
+ * simulated nodes each holding some 12,000 records fit in memory.  The
+ * slot order is the order records are flooded in: a layout other than
+ * this one (hash, size, probing) changes what the simulator measures.
  */
 #ifndef TORUS_TCORE_LS_H
 #define TORUS_TCORE_LS_H
