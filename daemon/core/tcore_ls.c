@@ -100,6 +100,60 @@ static uint32_t ls_find(const struct tc_ls *ls, uint32_t key)
 	return s;
 }
 
+/* slots in a cache line */
+#define LS_LINE	(64 / sizeof(struct tc_ls_rec))
+
+/*
+ * The first slot a lookup of @key reads: a link-state message names
+ * records all over the table, so its lookups start fetching together
+ * instead of waiting for each other's cache misses.
+ */
+static void ls_prefetch(const struct tc_ls *ls, uint32_t key, bool full)
+{
+	uint32_t s = ls_home(ls, key) + LS_LINE;
+
+	if (full)
+		__builtin_prefetch(&ls_meta(ls)[s - LS_LINE]);
+	__builtin_prefetch(&ls->rec[s - LS_LINE]);
+	/* a probe often runs into the next cache line */
+	__builtin_prefetch(&ls->rec[s < ls->slots ? s : s - ls->slots]);
+}
+
+/*
+ * A filter of the keys held, in the spare bits of the meta bytes: a key
+ * sets one of the two LS_SEEN bits of its home slot.  Without it, a key
+ * refused by a full table (up to 8/9 of its slots taken) costs a probe
+ * of some 40 slots every time a neighbor floods it.  Deletions leave
+ * the bits of the keys gone until ls_reseen().
+ */
+static uint8_t ls_seen_bit(uint32_t key)
+{
+	return (key * 0x85ebca6bu) >> 31 ? 0x40 : 0x20;
+}
+
+static void ls_mark_seen(struct tc_ls *ls, uint32_t key)
+{
+	ls_meta(ls)[ls_home(ls, key)] |= ls_seen_bit(key);
+}
+
+/* false: the table does not hold @key; true: it may */
+static bool ls_may_hold(const struct tc_ls *ls, uint32_t key)
+{
+	return ls_meta(ls)[ls_home(ls, key)] & ls_seen_bit(key);
+}
+
+/* the filter of the keys held now (after deletions) */
+static void ls_reseen(struct tc_ls *ls)
+{
+	uint32_t s;
+
+	for (s = 0; s < ls->slots; s++)
+		ls_meta(ls)[s] &= (uint8_t)~LS_SEEN;
+	for (s = 0; s < ls->slots; s++)
+		if (ls->rec[s].key != LS_EMPTY)
+			ls_mark_seen(ls, ls->rec[s].key);
+}
+
 /* the fault set changes with the set of (key, mask) pairs, mask != 0 */
 static void ls_account(struct tc_ls *ls, uint32_t key, uint16_t mask,
 		       bool add)
@@ -118,7 +172,9 @@ static void ls_set_pend(struct tc_ls *ls, uint32_t s, uint8_t from)
 {
 	if (!(ls_meta(ls)[s] & LS_PEND))
 		ls->npend++;
-	ls_meta(ls)[s] = LS_PEND | from;
+	ls_meta(ls)[s] = (ls_meta(ls)[s] & LS_SEEN) | LS_PEND | from;
+	if (s < ls->pend_from)
+		ls->pend_from = s;
 }
 
 /* remove slot @s; linear probing: pull later records of the run back */
@@ -141,11 +197,14 @@ static void ls_delete(struct tc_ls *ls, uint32_t s)
 			continue;
 		ls->rec[i] = ls->rec[j];
 		ls_epoch(ls)[i] = ls_epoch(ls)[j];
-		ls_meta(ls)[i] = ls_meta(ls)[j];
+		ls_meta(ls)[i] = (ls_meta(ls)[i] & LS_SEEN) |
+				 (ls_meta(ls)[j] & ~LS_SEEN);
+		if ((ls_meta(ls)[i] & LS_PEND) && i < ls->pend_from)
+			ls->pend_from = i;
 		i = j;
 	}
 	ls->rec[i].key = LS_EMPTY;
-	ls_meta(ls)[i] = 0;
+	ls_meta(ls)[i] &= LS_SEEN;
 }
 
 static void ls_clear(struct tc_ls *ls)
@@ -155,40 +214,56 @@ static void ls_clear(struct tc_ls *ls)
 	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
 	memset(ls_meta(ls), 0, ls->slots);
 	ls->count = ls->nfaults = ls->npend = 0;
+	ls->pend_from = ls->slots;
 	ls->digest = 0;
 	ls->leader = 0;
 	ls->adj = ls->sync = 0;
 	ls->was_full = false;
 }
 
-/*
- * Store a record newer than what we hold (or new) and flood it.  A new
- * key beyond the bound is refused and counted: the fault set is then
- * incomplete until the refusal is one maximum age old.  A tombstone of
- * a record we never held has nothing to cancel here: a full table drops
- * it uncounted (the transient reports of staggered boots leave many).
- */
-static void ls_store(struct tc_node *n, uint32_t key, uint16_t seq,
-		     uint16_t mask, uint8_t from)
+/* no room for another reporter (but our own record) */
+static bool ls_full(const struct tc_node *n)
+{
+	return n->ls.count >= n->cfg.ls_records;
+}
+
+/* a new reporter while ls_full(): the record is lost */
+static void ls_refuse(struct tc_node *n, uint16_t mask)
 {
 	struct tc_ls *ls = &n->ls;
-	uint32_t s = ls_find(ls, key);
+
+	if (!mask)
+		return;	/* an unknown tombstone: nothing lost */
+	n->stats.ls_overflow++;
+	if (!ls->was_full)
+		ls->generation++;
+	ls->was_full = true;
+	ls->full_at = n->now;
+}
+
+/*
+ * Store a record newer than what we hold (or new) in slot @s, ls_find()
+ * of @key, and flood it.  A new key beyond the bound is refused and
+ * counted: the fault set is then incomplete until the refusal is one
+ * maximum age old.  A tombstone of a record we never held has nothing to
+ * cancel here: a full table drops it uncounted (the transient reports of
+ * staggered boots leave many).
+ */
+static void ls_store(struct tc_node *n, uint32_t s, uint32_t key,
+		     uint16_t seq, uint16_t mask, uint8_t from)
+{
+	struct tc_ls *ls = &n->ls;
 
 	if (ls->rec[s].key == LS_EMPTY) {
 		/* the slack of the table always holds our own record */
-		if (ls->count >= n->cfg.ls_records && from != LS_LOCAL) {
-			if (!mask)
-				return;	/* an unknown tombstone: nothing lost */
-			n->stats.ls_overflow++;
-			if (!ls->was_full)
-				ls->generation++;
-			ls->was_full = true;
-			ls->full_at = n->now;
+		if (ls_full(n) && from != LS_LOCAL) {
+			ls_refuse(n, mask);
 			return;
 		}
 		ls->count++;
 		ls->rec[s].key = key;
 		ls->rec[s].mask = 0;
+		ls_mark_seen(ls, key);
 	}
 	if (ls->rec[s].mask != mask) {
 		ls_account(ls, key, ls->rec[s].mask, false);
@@ -248,6 +323,18 @@ static uint16_t ls_dirs(const struct tc_ls *ls, uint8_t ndims,
 	return m;
 }
 
+/* the directions every node has: along rings of two or more */
+static uint16_t ls_ring_dirs(const struct tc_ls *ls, uint8_t ndims)
+{
+	uint16_t m = 0;
+	unsigned int k;
+
+	for (k = 0; k < ndims; k++)
+		if (ls->dims[k] > 1 && (ls->wrap & (1u << k)))
+			m |= (uint16_t)(3u << (2 * k));
+	return m;
+}
+
 /* a neighbor we exchange link state with: placed in our frame */
 static bool ls_nbr_ok(const struct tc_node *n, uint8_t p)
 {
@@ -260,8 +347,11 @@ static bool ls_nbr_ok(const struct tc_node *n, uint8_t p)
 int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		  size_t len)
 {
+	uint32_t key[TW_LS_MAX_RECS], s;
 	struct tc_ls *ls = &n->ls;
+	uint16_t every_node_has;
 	struct tw_ls_msg m;
+	bool full;
 	unsigned int i;
 
 	n->stats.msgs_rx++;
@@ -283,15 +373,23 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		n->stats.ls_foreign++;
 		return 0;
 	}
-	/* a mask may only name cables the reporter has */
+	/*
+	 * a mask may only name cables the reporter has (every node has
+	 * the directions along rings: no need to look at its coordinates)
+	 */
+	every_node_has = ls_ring_dirs(ls, n->cfg.ndims);
+	full = ls_full(n);	/* for the prefetch: may change below */
 	for (i = 0; i < m.nrec; i++) {
-		uint16_t dirs = ls_dirs(ls, n->cfg.ndims, m.rec[i].coord);
-
-		if (m.rec[i].mask & ~dirs) {
+		if ((m.rec[i].mask & ~every_node_has) &&
+		    (m.rec[i].mask & ~ls_dirs(ls, n->cfg.ndims,
+					      m.rec[i].coord))) {
 			n->stats.ls_bad_rx++;
 			n->stats.bad_rx++;
 			return -EBADMSG;
 		}
+		key[i] = ls_index(ls, n->cfg.ndims, m.rec[i].coord);
+		if (i < LS_AHEAD)
+			ls_prefetch(ls, key[i], full);
 	}
 	n->nbr[port].silent = 0;
 	if (!m.nrec) {
@@ -302,9 +400,10 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	}
 	for (i = 0; i < m.nrec; i++) {
 		const struct tw_ls_rec *r = &m.rec[i];
-		uint32_t key = ls_index(ls, n->cfg.ndims, r->coord), s;
 
-		if (key == ls->self) {
+		if (i + LS_AHEAD < m.nrec)
+			ls_prefetch(ls, key[i + LS_AHEAD], full);
+		if (key[i] == ls->self) {
 			/* ours from an earlier life: outbid it */
 			if (ls_newer(r->seq, ls->seq) ||
 			    (r->seq == ls->seq && r->mask != ls->mask)) {
@@ -313,10 +412,16 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 			}
 			continue;
 		}
-		s = ls_find(ls, key);
-		if (ls->rec[s].key == key && !ls_newer(r->seq, ls->rec[s].seq))
+		/* what ls_store() would find: a new key, refused */
+		if (ls_full(n) && !ls_may_hold(ls, key[i])) {
+			ls_refuse(n, r->mask);
 			continue;
-		ls_store(n, key, r->seq, r->mask, port);
+		}
+		s = ls_find(ls, key[i]);
+		if (ls->rec[s].key == key[i] &&
+		    !ls_newer(r->seq, ls->rec[s].seq))
+			continue;
+		ls_store(n, s, key[i], r->seq, r->mask, port);
 	}
 	return 0;
 }
@@ -430,7 +535,7 @@ static void ls_originate(struct tc_node *n)
 	ls->seq++;
 	ls->mask = mask;
 	ls->refresh_in = n->cfg.ls_refresh_ticks;
-	ls_store(n, ls->self, ls->seq, mask, LS_LOCAL);
+	ls_store(n, ls_find(ls, ls->self), ls->self, ls->seq, mask, LS_LOCAL);
 }
 
 static uint32_t ls_epoch_len(const struct tc_node *n)
@@ -444,7 +549,7 @@ static uint32_t ls_epoch_len(const struct tc_node *n)
 static void ls_age(struct tc_node *n)
 {
 	struct tc_ls *ls = &n->ls;
-	uint32_t s, epochs;
+	uint32_t s, epochs, count = ls->count;
 
 	if (--ls->epoch_in)
 		return;
@@ -462,6 +567,8 @@ static void ls_age(struct tc_node *n)
 			n->stats.ls_expired++;
 			ls_delete(ls, s);
 		}
+	if (ls->count != count)
+		ls_reseen(ls);
 }
 
 struct ls_out {
@@ -493,18 +600,41 @@ static bool ls_spent(const struct ls_out *o, uint8_t ndims)
 	return !ls_room(o, ndims) && o->sent + 1 >= LS_BURST;
 }
 
-static void ls_put(struct tc_node *n, struct ls_out *o, uint8_t port,
-		   uint32_t s)
+/* the record of slot @s as the wire has it */
+static void ls_wire_rec(const struct tc_node *n, uint32_t s,
+			struct tw_ls_rec *r)
 {
-	struct tc_ls *ls = &n->ls;
-	struct tw_ls_rec r;
+	const struct tc_ls *ls = &n->ls;
 
-	ls_coord(ls, n->cfg.ndims, ls->rec[s].key, r.coord);
-	r.seq = ls->rec[s].seq;
-	r.mask = ls->rec[s].mask;
+	ls_coord(ls, n->cfg.ndims, ls->rec[s].key, r->coord);
+	r->seq = ls->rec[s].seq;
+	r->mask = ls->rec[s].mask;
+}
+
+static void ls_put(struct tc_node *n, struct ls_out *o, uint8_t port,
+		   const struct tw_ls_rec *r)
+{
 	if (!ls_room(o, n->cfg.ndims))
 		ls_flush(n, o, port);
-	tw_ls_put(&o->b, n->cfg.ndims, &r);
+	tw_ls_put(&o->b, n->cfg.ndims, r);
+}
+
+/* the first slot from @s on that is to be flooded, or ls->slots */
+static uint32_t ls_next_pend(const struct tc_ls *ls, uint32_t s)
+{
+	const uint64_t pend8 = 0x0101010101010101ULL * LS_PEND;
+	const uint8_t *meta = ls_meta(ls);
+	uint64_t w;
+
+	/* eight slots at a time: most have nothing to flood */
+	for (; s + 8 <= ls->slots; s += 8) {
+		memcpy(&w, meta + s, sizeof(w));
+		if (w & pend8)
+			break;
+	}
+	while (s < ls->slots && !(meta[s] & LS_PEND))
+		s++;
+	return s;
 }
 
 /*
@@ -517,7 +647,8 @@ static void ls_flood(struct tc_node *n)
 	struct ls_out out[TC_MAX_PORTS];
 	struct tc_ls *ls = &n->ls;
 	uint8_t p, from, nd = n->cfg.ndims;
-	uint32_t s;
+	uint32_t s, ahead, k;
+	struct tw_ls_rec r;
 
 	if (!ls->npend && !ls->sync)
 		return;
@@ -526,9 +657,20 @@ static void ls_flood(struct tc_node *n)
 			   n->cfg.id, ls->leader, ls->geom);
 		out[p].sent = 0;
 	}
-	for (s = 0; ls->npend && s < ls->slots; s++) {
-		if (!(ls_meta(ls)[s] & LS_PEND))
-			continue;
+	/* pending records lie all over the table: fetch some ahead */
+	ahead = ls->pend_from;
+	for (k = 0; k <= LS_AHEAD && ls->npend; k++) {
+		ahead = ls_next_pend(ls, ahead);
+		if (ahead < ls->slots)
+			__builtin_prefetch(&ls->rec[ahead++]);
+	}
+	for (s = ls->pend_from; ls->npend && s < ls->slots; s++) {
+		s = ls_next_pend(ls, s);
+		if (s == ls->slots)
+			break;
+		ahead = ls_next_pend(ls, ahead);
+		if (ahead < ls->slots)
+			__builtin_prefetch(&ls->rec[ahead++]);
 		for (p = 0; p < tc_nports(n); p++)
 			if ((ls->adj & (1u << p)) && ls_spent(&out[p], nd))
 				break;
@@ -537,12 +679,15 @@ static void ls_flood(struct tc_node *n)
 		from = ls_meta(ls)[s] & LS_FROM;
 		ls_meta(ls)[s] &= ~LS_PEND;
 		ls->npend--;
+		ls_wire_rec(n, s, &r);
 		for (p = 0; p < tc_nports(n); p++)
 			/* a sync still to pass this slot sends it anyway */
 			if ((ls->adj & (1u << p)) && p != from &&
 			    (!(ls->sync & (1u << p)) || s < ls_sync_pos(ls)[p]))
-				ls_put(n, &out[p], p, s);
+				ls_put(n, &out[p], p, &r);
 	}
+	/* slots before s: passed, none pending (sends do not reenter) */
+	ls->pend_from = s;
 	for (p = 0; p < tc_nports(n); p++) {
 		if (!(ls->sync & (1u << p)))
 			continue;
@@ -551,7 +696,8 @@ static void ls_flood(struct tc_node *n)
 				continue;
 			if (ls_spent(&out[p], nd))
 				break;
-			ls_put(n, &out[p], p, s);
+			ls_wire_rec(n, s, &r);
+			ls_put(n, &out[p], p, &r);
 		}
 		ls_sync_pos(ls)[p] = s;
 		if (s >= ls->slots)

@@ -4,8 +4,10 @@
  *
  * The database is an open-addressed table (linear probing) keyed by the
  * reporter's node index in the frame; a slot is 10 bytes (the record,
- * its aging epoch, its flooding state) so that 65,536 simulated nodes
- * each holding some 12,000 records fit in memory.
+ * its aging epoch, its flooding state and a filter bit) so that 65,536
+ * simulated nodes each holding some 12,000 records fit in memory.  The
+ * slot order is the order records are flooded in: a layout other than
+ * this one (hash, size, probing) changes what the simulator measures.
  */
 #ifndef TORUS_TCORE_LS_H
 #define TORUS_TCORE_LS_H
@@ -17,10 +19,12 @@
 
 #define LS_EMPTY	UINT32_MAX	/* key of a free slot */
 #define LS_PEND		0x80	/* meta: to flood at the next tick */
+#define LS_SEEN		0x60	/* meta: a held key has its home here */
 #define LS_FROM		0x1f	/* meta: port it arrived on ... */
 #define LS_LOCAL	0x1f	/* ... or this node's own record */
 #define LS_EPOCHS	16	/* aging epochs in one maximum age */
 #define LS_BURST	8	/* link-state messages per port and tick */
+#define LS_AHEAD	8	/* records fetched ahead of their use */
 
 struct tc_ls_rec {
 	uint32_t key;		/* reporter's node index, LS_EMPTY: free */
@@ -61,6 +65,7 @@ struct tc_ls {
 	bool holding;		/* an unready neighbor is being held */
 	bool force;		/* originate at the next tick, whatever */
 	bool was_full;
+	uint32_t pend_from;	/* no slot below it has LS_PEND */
 };
 
 static inline uint8_t *ls_epoch(const struct tc_ls *ls)
