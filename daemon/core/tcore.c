@@ -509,15 +509,16 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if (nb->member != !!(m.frame_flags & TW_FRAME_MEMBER))
 			n->flags |= TN_RX;
 		nb->member = m.frame_flags & TW_FRAME_MEMBER;
+		/*
+		 * What lets us take a place from it (its extents, its epochs,
+		 * the axes it is current on) may change alone, at the end of
+		 * a survey: elect again then too (checked before the record
+		 * it had is dropped).
+		 */
+		if (m.has_extent && tc_nbr_source_changed(n, nb, &m))
+			n->flags |= TN_RX;
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
-			/*
-			 * What lets us take a place from it (its extents, its
-			 * epochs, the axes it is current on) may change alone,
-			 * at the end of a survey: elect again then too.
-			 */
-			if (tc_nbr_source_changed(n, nb, &m))
-				n->flags |= TN_RX;
 			tc_nbr_extent(n, nb, &m);
 			if (m.leader == n->leader && tc_trusted(n, port))
 				tc_merge_extent(n, nb);
