@@ -367,31 +367,21 @@ static uint32_t tc_frame_size(uint8_t ndims, const uint16_t *gcd,
 	return (uint32_t)size;
 }
 
-/* @m changes what we may take from @nb: its rings, epochs or currency */
-static bool tc_nbr_source_changed(const struct tc_node *n,
-				  const struct tc_nbr *nb, const struct tw_msg *m)
-{
-	uint8_t all = (uint8_t)((1u << n->cfg.ndims) - 1);
-	uint16_t none[TC_MAX_AXES] = { 0 };
-
-	if (!(nb->flags & NB_EXTENT))
-		return true;
-	if (memcmp(nb->gcd, m->gcd, n->cfg.ndims * sizeof(uint16_t)))
-		return true;
-	if (m->has_epoch)
-		return nb->cur != m->cur ||
-		       memcmp(nb->epoch, m->epoch,
-			      n->cfg.ndims * sizeof(uint16_t));
-	return nb->cur != all ||
-	       memcmp(nb->epoch, none, n->cfg.ndims * sizeof(uint16_t));
-}
-
-/* Keep a neighbor's extent record: a frame it leads us into starts from it. */
-static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
+/*
+ * Keep a neighbor's extent record: a frame it leads us into starts from
+ * it.  True if what we may take a place from it changed (its rings,
+ * epochs, the axes it is current on): at the end of a survey nothing
+ * else changes, and we must elect again then too.
+ */
+static bool tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 			  const struct tw_msg *m)
 {
+	uint16_t gcd[TC_MAX_AXES], epoch[TC_MAX_AXES];
+	uint8_t cur = nb->cur;
 	unsigned int k;
 
+	memcpy(gcd, nb->gcd, sizeof(gcd));
+	memcpy(epoch, nb->epoch, sizeof(epoch));
 	for (k = 0; k < n->cfg.ndims; k++) {
 		nb->gcd[k] = m->gcd[k];
 		nb->cmin[k] = m->cmin[k];
@@ -411,6 +401,8 @@ static void tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 		nb->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
 	}
 	nb->flags |= NB_EXTENT;
+	return nb->cur != cur || memcmp(gcd, nb->gcd, sizeof(gcd)) ||
+	       memcmp(epoch, nb->epoch, sizeof(epoch));
 }
 
 static bool tc_usable(const struct tc_nbr *nb);
@@ -454,6 +446,7 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 {
 	struct tc_nbr *nb;
 	struct tw_msg m;
+	bool had_extent;
 	unsigned int i;
 
 	if (msg && len && msg[0] == TW_LS_MAGIC && tc_port_ok(n, port) &&
@@ -509,17 +502,11 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if (nb->member != !!(m.frame_flags & TW_FRAME_MEMBER))
 			n->flags |= TN_RX;
 		nb->member = m.frame_flags & TW_FRAME_MEMBER;
-		/*
-		 * What lets us take a place from it (its extents, its epochs,
-		 * the axes it is current on) may change alone, at the end of
-		 * a survey: elect again then too (checked before the record
-		 * it had is dropped).
-		 */
-		if (m.has_extent && tc_nbr_source_changed(n, nb, &m))
-			n->flags |= TN_RX;
+		had_extent = nb->flags & NB_EXTENT;
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
-			tc_nbr_extent(n, nb, &m);
+			if (tc_nbr_extent(n, nb, &m) || !had_extent)
+				n->flags |= TN_RX;
 			if (m.leader == n->leader && tc_trusted(n, port))
 				tc_merge_extent(n, nb);
 		}
