@@ -215,7 +215,7 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 	memset(n->hold_dims, 0, sizeof(n->hold_dims));
 	n->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
 	n->flags &= ~TN_JOINER;
-	n->flags |= TN_PLACED | TN_MEMBER | TN_DIRTY | TN_CHANGED;
+	n->flags |= TN_PLACED | TN_DIRTY | TN_CHANGED;
 	return 0;
 }
 
@@ -417,7 +417,7 @@ static int tc_undecided_axis(const struct tc_node *n);
 static void tc_place_decided(struct tc_node *n)
 {
 	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0) {
-		n->flags |= TN_PLACED | TN_MEMBER | TN_DIRTY | TN_JOINER;
+		n->flags |= TN_PLACED | TN_DIRTY | TN_JOINER;
 		n->placed_at = n->now;
 	}
 }
@@ -485,12 +485,14 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	}
 	if (m.has_frame) {
 		uint8_t placed = (m.frame_flags & TW_FRAME_PLACED) ? NB_PLACED : 0;
+		bool member = m.frame_flags & TW_FRAME_MEMBER;
 
 		if (m.frame_flags & TW_FRAME_JOINED)
 			placed |= NB_JOINED;
 
 		if (!(nb->flags & NB_FRAME) || nb->leader != m.leader ||
 		    (nb->flags & (NB_PLACED | NB_JOINED)) != placed ||
+		    nb->member != member ||
 		    memcmp(nb->R, m.R, n->cfg.ndims) ||
 		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t)))
 			n->flags |= TN_RX;
@@ -499,9 +501,7 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
 		nb->flags = (nb->flags & ~(NB_PLACED | NB_JOINED)) | NB_FRAME |
 			    placed;
-		if (nb->member != !!(m.frame_flags & TW_FRAME_MEMBER))
-			n->flags |= TN_RX;
-		nb->member = m.frame_flags & TW_FRAME_MEMBER;
+		nb->member = member;
 		had_extent = nb->flags & NB_EXTENT;
 		nb->flags &= ~NB_EXTENT;
 		if (m.has_extent) {
@@ -1305,7 +1305,7 @@ void tc_tick(struct tc_node *n)
 		if (n->quiet >= n->cfg.quiet_ticks && n->reason == R_NONE &&
 		    tc_R_any(n) &&
 		    !(n->cfg.block_mode && tc_block_pending(n))) {
-			n->flags |= TN_PLACED | TN_MEMBER | TN_DIRTY;
+			n->flags |= TN_PLACED | TN_DIRTY;
 			n->flags &= ~TN_JOINER;
 			n->placed_at = n->now;
 		}

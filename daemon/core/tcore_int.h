@@ -83,7 +83,7 @@ struct tc_qent {
 #define TN_RX		0x08	/* a neighbor's frame changed: re-elect */
 #define TN_WAS_PLACED	0x10	/* placed at the last view */
 #define TN_JOINER	0x20	/* placed by joining a frame already placed */
-#define TN_MEMBER	0x40	/* in a placed frame, placed or not */
+#define TN_MEMBER	0x40	/* joined a placed frame (TN_PLACED or not) */
 
 enum tc_reason {
 	R_NONE,
