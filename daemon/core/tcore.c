@@ -101,8 +101,7 @@ static void tc_nbr_clear(struct tc_node *n, uint8_t port)
 
 	memset(nb, 0, sizeof(*nb));
 	memset(nb->map, TC_NONE, sizeof(nb->map));
-	if (n->hop2)
-		memset(tc_hop2(n, port), 0, tc_nports(n) * sizeof(uint32_t));
+	tc_hop2_forget(n, port);
 }
 
 int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
@@ -1159,8 +1158,7 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	 * while either end surveys the cable's ring: a grown ring of two
 	 * is oriented again, one node after the other.
 	 */
-	if (n->gcd[g >> 1] != 2 && tc_epoch_current(n, nb, g >> 1) &&
-	    !n->hold_dims[g >> 1] &&
+	if (n->gcd[g >> 1] != 2 && tc_ring_settled_both(n, nb, g >> 1) &&
 	    g != (tc_dir_apply(nb->R, nb->peer_port) ^ 1))
 		return true;
 	memcpy(pred, n->coord, sizeof(pred));
@@ -1172,7 +1170,7 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 		 * A ring surveyed again has no extent yet: its closing
 		 * cable shows a turn, the evidence tc_check_extent() wants.
 		 */
-		if (gap && tc_epoch_current(n, nb, k) && !n->hold_dims[k] &&
+		if (gap && tc_ring_settled_both(n, nb, k) &&
 		    (!n->gcd[k] || gap % n->gcd[k]))
 			return true;
 	}

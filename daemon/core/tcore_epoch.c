@@ -69,6 +69,13 @@ bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 	return (n->cur & nb->cur & (1u << k)) && n->epoch[k] == nb->epoch[k];
 }
 
+/* ...and we show the ring on @k: a cable along it can be judged */
+bool tc_ring_settled_both(const struct tc_node *n, const struct tc_nbr *nb,
+			  unsigned int k)
+{
+	return tc_epoch_current(n, nb, k) && !n->hold_dims[k];
+}
+
 /*
  * A cable that contradicted the ring of the epoch we leave (its turn
  * did not divide the old extent: the growth itself) is judged again
@@ -95,18 +102,17 @@ static void tc_epoch_reorient(struct tc_node *n, unsigned int k)
 {
 	unsigned int a, p;
 
-	for (a = 0; a < n->cfg.ndims; a++) {
-		if (n->R[a] == TC_NONE || (n->R[a] >> 1) != k)
-			continue;
-		n->R[a] = TC_NONE;
-		for (p = 0; p < tc_nports(n); p++) {
-			n->nbr[p].map[a] = TC_NONE;
-			n->nbr[p].flags &= (uint8_t)~NB_RESOLVED;
-			/* squares from tables of before the growth lie */
-			if (n->hop2)
-				memset(tc_hop2(n, (uint8_t)p), 0,
-				       tc_nports(n) * sizeof(uint32_t));
-		}
+	for (a = 0; a < n->cfg.ndims; a++)
+		if (n->R[a] != TC_NONE && (n->R[a] >> 1) == k)
+			break;
+	if (a == n->cfg.ndims)
+		return;
+	n->R[a] = TC_NONE;
+	for (p = 0; p < tc_nports(n); p++) {
+		n->nbr[p].map[a] = TC_NONE;
+		n->nbr[p].flags &= (uint8_t)~NB_RESOLVED;
+		/* squares from tables of before the growth lie */
+		tc_hop2_forget(n, (uint8_t)p);
 	}
 }
 

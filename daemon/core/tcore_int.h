@@ -9,6 +9,8 @@
 #ifndef TORUS_TCORE_INT_H
 #define TORUS_TCORE_INT_H
 
+#include <string.h>
+
 #include "tcore.h"
 #include "tcore_wire.h"
 #include "tcore_ls.h"
@@ -172,6 +174,13 @@ static inline uint32_t *tc_hop2(struct tc_node *n, uint8_t port)
 	return n->hop2 + (size_t)port * tc_nports(n);
 }
 
+/* forget the neighbor table the node on @port sent */
+static inline void tc_hop2_forget(struct tc_node *n, uint8_t port)
+{
+	if (n->hop2)
+		memset(tc_hop2(n, port), 0, tc_nports(n) * sizeof(uint32_t));
+}
+
 /* Axes on which this node has a live neighbor: those it must orient. */
 static inline uint8_t tc_live_axes(const struct tc_node *n)
 {
@@ -214,6 +223,8 @@ bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g);
 /* tcore_epoch.c */
 bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 		      unsigned int k);
+bool tc_ring_settled_both(const struct tc_node *n, const struct tc_nbr *nb,
+			  unsigned int k);
 bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb);
 void tc_epoch_start(struct tc_node *n, unsigned int k);
 void tc_epoch_follow(struct tc_node *n, unsigned int k,
