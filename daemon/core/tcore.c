@@ -35,7 +35,7 @@ static const char *const tc_reasons[] = {
 };
 
 /* no open end seen yet on an axis */
-static void tc_open_reset(struct tc_node *n)
+void tc_open_reset(struct tc_node *n)
 {
 	unsigned int k;
 
@@ -155,69 +155,6 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 	return 0;
 }
 
-static bool tc_port_ok(const struct tc_node *n, uint8_t port)
-{
-	return port < tc_nports(n) && (n->cfg.ports & (1u << port));
-}
-
-int tc_node_restore(struct tc_node *n, const struct tc_view *v)
-{
-	uint8_t R[TC_MAX_AXES];
-	unsigned int g, k;
-
-	if (!v->leader || v->ndims != n->cfg.ndims)
-		return -EINVAL;
-	memset(R, TC_NONE, sizeof(R));
-	for (g = 0; g < tc_nports(n); g++) {
-		uint8_t p = v->portmap[g], img = (uint8_t)(g ^ (p & 1));
-
-		if (p == TC_NONE)
-			continue;
-		if (!tc_port_ok(n, p) ||
-		    (R[p >> 1] != TC_NONE && R[p >> 1] != img))
-			return -EINVAL;
-		R[p >> 1] = img;
-	}
-	for (k = 0; k < n->cfg.ndims; k++) {
-		if (!v->dims[k] || v->coord[k] >= v->dims[k])
-			return -EINVAL;
-		for (g = 0; g < k; g++)
-			if (R[k] != TC_NONE && R[g] != TC_NONE &&
-			    (R[g] >> 1) == (R[k] >> 1))
-				return -EINVAL;	/* two axes onto one */
-	}
-	n->leader = v->leader;
-	memcpy(n->R, R, sizeof(n->R));
-	tc_open_reset(n);	/* the kernel's placement was decided */
-	/*
-	 * The cables the kernel forwards on were verified before.  On a
-	 * ring of two the map's sign at coordinate 1 came from the label
-	 * the cable lands on (tc_ring2_dir()): its parity is all that is
-	 * kept of it, until the neighbor speaks again.
-	 */
-	for (g = 0; g < tc_nports(n); g++) {
-		uint8_t p = v->portmap[g];
-
-		if (p == TC_NONE)
-			continue;
-		n->vports |= (uint16_t)(1u << p);
-		n->vpeer[p] = (uint8_t)!(g & 1);
-	}
-	for (k = 0; k < n->cfg.ndims; k++) {
-		n->coord[k] = v->coord[k];
-		n->gcd[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;
-		n->cmin[k] = 0;
-		n->cmax[k] = (int16_t)(v->dims[k] - 1);
-	}
-	/* the kernel does not keep ring epochs: neighbors bring them */
-	memset(n->epoch, 0, sizeof(n->epoch));
-	memset(n->hold_dims, 0, sizeof(n->hold_dims));
-	n->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
-	n->flags &= ~TN_JOINER;
-	n->flags |= TN_PLACED | TN_DIRTY | TN_CHANGED;
-	return 0;
-}
-
 static void tc_nbr_drop(struct tc_node *n, uint8_t port)
 {
 	if (n->nbr[port].id)
@@ -296,7 +233,7 @@ bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
  * Fold extent knowledge of the same frame into ours, unless what it
  * would make of a ring is refuted by what we see ourselves.
  */
-static void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
+void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 {
 	unsigned int k;
 
@@ -321,6 +258,9 @@ static void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 	for (k = 0; k < n->cfg.ndims; k++) {
 		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
 
+		/* a line counted from elsewhere (tcore_resume.c) */
+		if ((nb->kview ^ n->kview) & (1u << k))
+			continue;
 		if (nb->epoch[k] != n->epoch[k])
 			g = n->gcd[k];
 
@@ -376,7 +316,7 @@ static bool tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 			  const struct tw_msg *m)
 {
 	uint16_t gcd[TC_MAX_AXES], epoch[TC_MAX_AXES];
-	uint8_t cur = nb->cur;
+	uint8_t cur = nb->cur, kview = nb->kview;
 	unsigned int k;
 
 	memcpy(gcd, nb->gcd, sizeof(gcd));
@@ -391,7 +331,6 @@ static bool tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 		nb->clmin[k] = m->has_open ? m->clmin[k] : INT16_MAX;
 		nb->clmax[k] = m->has_open ? m->clmax[k] : INT16_MIN;
 	}
-	nb->fsize = tc_frame_size(n->cfg.ndims, m->gcd, m->cmin, m->cmax);
 	if (m->has_epoch) {
 		memcpy(nb->epoch, m->epoch, sizeof(nb->epoch));
 		nb->cur = m->cur;
@@ -399,8 +338,10 @@ static bool tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 		memset(nb->epoch, 0, sizeof(nb->epoch));
 		nb->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
 	}
+	nb->kview = m->kview;
 	nb->flags |= NB_EXTENT;
-	return nb->cur != cur || memcmp(gcd, nb->gcd, sizeof(gcd)) ||
+	return nb->cur != cur || nb->kview != kview ||
+	       memcmp(gcd, nb->gcd, sizeof(gcd)) ||
 	       memcmp(epoch, nb->epoch, sizeof(epoch));
 }
 
@@ -412,7 +353,6 @@ static int tc_undecided_axis(const struct tc_node *n);
  * record decides every axis (a record lost on the way must not place us
  * with the extents of our first step).
  */
-/* Placed at once in a placed frame whose extents are decided. */
 static void tc_place_decided(struct tc_node *n)
 {
 	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0) {
@@ -543,10 +483,11 @@ static bool tc_rank_above(const struct tc_rank *a, const struct tc_rank *b)
  * own that outranks it by id, which would keep the grown ring from ever
  * closing.
  */
-static void tc_nbr_rank(const struct tc_nbr *nb, struct tc_rank *r)
+static void tc_nbr_rank(const struct tc_node *n, const struct tc_nbr *nb,
+			struct tc_rank *r)
 {
 	r->placed = (nb->flags & NB_PLACED) || nb->member;
-	r->size = nb->fsize;
+	r->size = tc_frame_size(n->cfg.ndims, nb->gcd, nb->cmin, nb->cmax);
 	r->leader = nb->leader;
 }
 
@@ -694,9 +635,11 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 			memcpy(n->clmin, nb->clmin, sizeof(n->clmin));
 			memcpy(n->clmax, nb->clmax, sizeof(n->clmax));
 			memcpy(n->epoch, nb->epoch, sizeof(n->epoch));
+			n->kview = nb->kview;
 		} else {
 			memset(n->gcd, 0, sizeof(n->gcd));
 			memset(n->epoch, 0, sizeof(n->epoch));
+			n->kview = 0;
 			memcpy(n->cmin, coord, sizeof(n->cmin));
 			memcpy(n->cmax, coord, sizeof(n->cmax));
 			tc_open_reset(n);
@@ -854,7 +797,7 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 		if (!nb->id || !(nb->flags & NB_PLACED) ||
 		    !(nb->flags & NB_FRAME))
 			continue;
-		tc_nbr_rank(nb, &r);
+		tc_nbr_rank(n, nb, &r);
 		if (nb->leader != n->leader && !tc_rank_above(&r, mine))
 			continue;
 		if (bsrc >= 0 && !tc_rank_above(&r, &best))
@@ -910,7 +853,7 @@ static void tc_elect(struct tc_node *n)
 		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord) ||
 		    !tc_epoch_source(n, nb))
 			continue;
-		tc_nbr_rank(nb, &r);
+		tc_nbr_rank(n, nb, &r);
 		if (best < 0 || tc_rank_above(&r, &best_rank)) {
 			best = p;
 			best_rank = r;
@@ -959,7 +902,9 @@ static bool tc_island(const struct tc_node *n)
 		const struct tc_nbr *nb = &n->nbr[p];
 
 		if (nb->id && (nb->flags & NB_FRAME) &&
-		    nb->leader != n->leader && nb->fsize > mine)
+		    nb->leader != n->leader &&
+		    tc_frame_size(n->cfg.ndims, nb->gcd, nb->cmin,
+				  nb->cmax) > mine)
 			return true;
 	}
 	return false;
@@ -1014,6 +959,8 @@ static void tc_send_all(struct tc_node *n)
 		tw_put_open(&b, n->cfg.ndims, n->omin, n->omax, n->clmin,
 			    n->clmax);
 		tw_put_epoch(&b, n->cfg.ndims, n->epoch, n->cur);
+		if (n->kview)
+			tw_put_kview(&b, n->cfg.ndims, n->kview);
 		if (n->cfg.block_mode)
 			tc_put_block_tlvs(n, &b, p);
 		if (b.overflow) {
@@ -1258,6 +1205,9 @@ void tc_tick(struct tc_node *n)
 		if (nb->flags & NB_RESOLVED)
 			n->flags |= TN_RX | TN_DIRTY;	/* we may have joined */
 	}
+
+	/* a resumed line learns how the frame counts it, before any check */
+	tc_kview_tick(n);
 
 	/* election and extent checks only look at what changed */
 	if (n->flags & (TN_RX | TN_CHANGED)) {

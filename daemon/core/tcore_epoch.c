@@ -56,7 +56,7 @@ static bool tc_epoch_anchor(const struct tc_node *n)
  */
 bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb)
 {
-	if (nb->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
+	if (tc_nbr_cur(n, nb) != (uint8_t)((1u << n->cfg.ndims) - 1))
 		return false;
 	return nb->leader != n->leader ||
 	       !memcmp(nb->epoch, n->epoch, n->cfg.ndims * sizeof(uint16_t));
@@ -66,7 +66,8 @@ bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb)
 bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 		      unsigned int k)
 {
-	return (n->cur & nb->cur & (1u << k)) && n->epoch[k] == nb->epoch[k];
+	return (n->cur & tc_nbr_cur(n, nb) & (1u << k)) &&
+	       n->epoch[k] == nb->epoch[k];
 }
 
 /* ...and we show the ring on @k: a cable along it can be judged */
@@ -225,7 +226,7 @@ static void tc_epoch_derive(struct tc_node *n, unsigned int k)
 
 		if (!nb->id || !(nb->flags & NB_FRAME) ||
 		    nb->leader != n->leader || nb->epoch[k] != n->epoch[k] ||
-		    !(nb->cur & (1u << k)) ||
+		    !(tc_nbr_cur(n, nb) & (1u << k)) ||
 		    nb->R[nb->peer_port >> 1] == TC_NONE ||
 		    (nb->flags & NB_MISWIRED) || !tc_trusted(n, (uint8_t)p))
 			continue;

@@ -33,7 +33,6 @@ struct tc_nbr {
 	uint64_t id;		/* 0: nobody (dead or never heard) */
 	uint64_t leader;
 	uint32_t block;
-	uint32_t fsize;		/* nodes its frame spans, by its extents */
 	uint32_t silent;	/* ticks since its last message */
 	uint8_t peer_port;	/* its label where the cable lands */
 	uint8_t flags;
@@ -51,6 +50,7 @@ struct tc_nbr {
 	int16_t clmax[TC_MAX_AXES];
 	uint16_t epoch[TC_MAX_AXES];	/* its ring epochs */
 	uint8_t cur;		/* axes its coordinate is current on */
+	uint8_t kview;		/* lines it counts from their start */
 	bool member;		/* not placed, in a placed frame */
 };
 
@@ -145,6 +145,14 @@ struct tc_node {
 	 */
 	uint16_t epoch[TC_MAX_AXES];
 	uint8_t cur;
+	/*
+	 * Lines counted from their start (tcore_resume.c): a frame counts
+	 * coordinates from its leader, the kernel from each line's first
+	 * node.  A node that resumed the kernel's placement counts its
+	 * lines so until a neighbour of its frame that counts from the
+	 * leader shows it the difference.
+	 */
+	uint8_t kview;
 	uint16_t hold_dims[TC_MAX_AXES];
 	uint8_t hold_coord[TC_MAX_AXES];
 	uint32_t placed_at;	/* tick we were last placed */
@@ -167,6 +175,23 @@ static inline uint8_t tc_dir_apply(const uint8_t *R, uint8_t dir)
 static inline uint8_t tc_nports(const struct tc_node *n)
 {
 	return 2 * n->cfg.ndims;
+}
+
+static inline bool tc_port_ok(const struct tc_node *n, uint8_t port)
+{
+	return port < tc_nports(n) && (n->cfg.ports & (1u << port));
+}
+
+/*
+ * The axes a neighbor's coordinate is current on, as we can compare it:
+ * in our frame, not on a line it counts otherwise than we do.
+ */
+static inline uint8_t tc_nbr_cur(const struct tc_node *n,
+				 const struct tc_nbr *nb)
+{
+	if (nb->leader != n->leader)
+		return nb->cur;
+	return nb->cur & (uint8_t)~(nb->kview ^ n->kview);
 }
 
 static inline uint32_t *tc_hop2(struct tc_node *n, uint8_t port)
@@ -217,6 +242,8 @@ static inline void tc_step(int16_t *coord, uint8_t gdir)
 
 /* tcore.c */
 uint16_t tc_gcd(uint16_t a, uint16_t b);
+void tc_open_reset(struct tc_node *n);
+void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb);
 bool tc_trusted(const struct tc_node *n, uint8_t p);
 bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g);
 
@@ -234,6 +261,9 @@ void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 void tc_epoch_tick(struct tc_node *n);
 bool tc_epoch_settled(const struct tc_node *n, unsigned int k);
 bool tc_epoch_newcomer(const struct tc_node *n);
+
+/* tcore_resume.c */
+void tc_kview_tick(struct tc_node *n);
 
 /* tcore_orient.c */
 void tc_resolve_flat(struct tc_node *n, uint8_t port);

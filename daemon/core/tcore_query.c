@@ -33,7 +33,9 @@ void tc_nbr_info(const struct tc_node *n, uint8_t port,
 		info->status = TC_NBR_RESOLVED;
 	else
 		info->status = TC_NBR_UNRESOLVED;
-	if (nb->flags & NB_FRAME) {
+	/* a frame whose coordinates we can compare with ours */
+	if ((nb->flags & NB_FRAME) &&
+	    (nb->leader != n->leader || !(nb->kview ^ n->kview))) {
 		info->has_frame = true;
 		info->placed = !!(nb->flags & NB_PLACED);
 		info->leader = nb->leader;

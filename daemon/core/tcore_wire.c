@@ -186,6 +186,16 @@ void tw_put_epoch(struct tw_buf *b, uint8_t ndims, const uint16_t *epoch,
 	v[1 + 2 * ndims] = cur;
 }
 
+void tw_put_kview(struct tw_buf *b, uint8_t ndims, uint8_t kview)
+{
+	uint8_t *v = tw_tlv(b, TW_KVIEW, 2);
+
+	if (!v)
+		return;
+	v[0] = ndims;
+	v[1] = kview;
+}
+
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 		   const struct tw_orient *o)
 {
@@ -303,6 +313,12 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 		m->cur = v[1 + 2 * ndims];
 		m->has_epoch = true;
 		return true;
+	case TW_KVIEW:
+		if (vlen != 2 || v[0] != ndims ||
+		    (v[1] & ~((1u << ndims) - 1)))
+			return false;
+		m->kview = v[1];
+		return true;
 	case TW_FACE: {
 		struct tw_face *f;
 
@@ -360,6 +376,7 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	m->has_id = m->has_port = m->has_nbrs = false;
 	m->has_block = m->has_frame = m->has_extent = m->has_open = false;
 	m->has_epoch = false;
+	m->kview = 0;
 	m->nnbrs = m->nface = m->norient = 0;
 	if (!msg || len < 2 || msg[0] != TW_MAGIC || msg[1] != TW_VERSION ||
 	    !ndims || ndims > TC_MAX_AXES)

@@ -34,6 +34,8 @@ enum tw_type {
 			 * closed ends, see struct tc_node */
 	TW_EPOCH,	/* u8 n, n x u16 ring epoch, u8 current axes: see
 			 * struct tc_node; absent means epoch 0, all current */
+	TW_KVIEW,	/* u8 n, u8 lines counted from their start (struct
+			 * tc_node's kview); absent means none */
 };
 
 #define TW_FRAME_PLACED	0x01
@@ -81,6 +83,7 @@ struct tw_msg {
 	int16_t clmax[TC_MAX_AXES];
 	uint16_t epoch[TC_MAX_AXES];
 	uint8_t cur;
+	uint8_t kview;
 	uint8_t nface;
 	struct tw_face face[TW_MAX_FACE];
 	uint8_t norient;
@@ -110,6 +113,7 @@ void tw_put_open(struct tw_buf *b, uint8_t ndims, const int16_t *omin,
 		 const int16_t *clmax);
 void tw_put_epoch(struct tw_buf *b, uint8_t ndims, const uint16_t *epoch,
 		  uint8_t cur);
+void tw_put_kview(struct tw_buf *b, uint8_t ndims, uint8_t kview);
 void tw_put_face(struct tw_buf *b, uint8_t ndims, const struct tw_face *f);
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 		   const struct tw_orient *o);

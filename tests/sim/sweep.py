@@ -23,6 +23,9 @@ Rows (see ROWS below):
   g-*     a ring grown every way it can grow (miswire nodes, 100 seeds):
           from a ring of two, by a slab wider than two, by a multiple of
           its extent; alone and with 5 daemon restarts.
+  m-*     fabrics with mesh axes (lines) in time: the issue 11 history,
+          restarts alone, every daemon reloaded at random ticks, and a
+          ring grown beside a line (100 seeds).
 
 Per row: runs inconsistent at the end, runs with a node placed wrongly
 at some tick (wrong > 0), runs where a placed node moved although its
@@ -115,6 +118,20 @@ GROWTH_TIME = [
     ("-restarts", ["--restart", "5"]),
 ]
 
+# lines: a resumed node counts a line from its start, as the kernel
+# keeps it, the frame from its leader (tcore_resume.c)
+MESH = [
+    ("8x8x8-mesh-y", ["--dims", "8x8x8", "--mesh", "y"] + TIME11),
+    ("12x10x6-mesh-y", ["--dims", "12x10x6", "--mesh", "y"] + TIME11),
+    ("6x6x6-mesh-xz", ["--dims", "6x6x6", "--mesh", "xz"] + TIME11),
+    ("5x5x5-mesh-z-restarts", ["--dims", "5x5x5", "--mesh", "z",
+                               "--restart", "5"]),
+    ("4x4x4-mesh-xyz-reload", ["--dims", "4x4x4", "--mesh", "xyz",
+                               "--restart", "200"]),
+    ("6x6x6-mesh-z-grow", ["--dims", "6x6x6", "--mesh", "z",
+                           "--grow", "x:2"] + TIME11),
+]
+
 
 def pct(f):
     return "%d" % round(f * 100)
@@ -162,6 +179,11 @@ def rows_all():
                 "time": " ".join(args[2:] + more),
                 "args": args + ["--miswire", "nodes"] + more,
                 "seeds": 100})
+    for name, args in MESH:
+        rows.append({
+            "name": "m-%s" % name, "shape": args[1], "mode": "nodes",
+            "faults": "0/0", "time": " ".join(args[4:]),
+            "args": args + ["--miswire", "nodes"], "seeds": 100})
     return rows
 
 
@@ -176,6 +198,7 @@ QUICK = {
     "t-6x6x6-loss": 20,
     "t-6x6x6-recable": 20,
     "t-6x6x6-liar-random": 20,
+    "m-5x5x5-mesh-z-restarts": 20,
 }
 
 

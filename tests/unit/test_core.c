@@ -931,6 +931,26 @@ UNIT_TEST(core_wire_hostile)
 		tw_put_epoch(&b, 2, ep, 0x1);
 		UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == -EBADMSG);
 	}
+	/*
+	 * Lines counted from their start (a resumed node): absent means
+	 * none; axes beyond ours, or a record for another ndims, refused
+	 */
+	tw_init(&b, buf, sizeof(buf));
+	tw_put_id(&b, 99);
+	tw_put_port(&b, 1);
+	UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == 0 && m.kview == 0);
+	tw_put_kview(&b, 3, 0x6);
+	UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == 0 && m.kview == 0x6);
+	tw_init(&b, buf, sizeof(buf));
+	tw_put_id(&b, 99);
+	tw_put_port(&b, 1);
+	tw_put_kview(&b, 3, 0x8);
+	UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == -EBADMSG);
+	tw_init(&b, buf, sizeof(buf));
+	tw_put_id(&b, 99);
+	tw_put_port(&b, 1);
+	tw_put_kview(&b, 2, 0x1);
+	UNIT_CHECK(tw_decode(buf, b.len, 3, &m) == -EBADMSG);
 	/* an id of our own (a looped cable) is refused */
 	tw_init(&b, buf, sizeof(buf));
 	tw_put_id(&b, 7);

@@ -1306,12 +1306,13 @@ static void grow(struct engine *e, uint32_t settle)
  */
 static uint32_t moved_beyond_growth(const struct engine *e)
 {
-	unsigned int nd = e->o->ndims, a, changed, shift;
-	unsigned int ext = e->dims[e->o->grow_axis], w = e->o->grow_slabs;
+	unsigned int nd = e->o->ndims, a, changed, shift, ext;
+	unsigned int w = e->o->grow_slabs;
 	uint32_t u, bad = 0;
 
 	if (e->grown_at < 0)
 		return 0;
+	ext = e->dims[e->o->grow_axis];
 	for (u = 0; u < e->w->nnodes; u++) {
 		const struct place *pl = &e->place[u];
 		bool forced;

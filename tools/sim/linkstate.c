@@ -258,13 +258,17 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 	}
 	tries = samples ? samples : n;
 	for (i = 0; i < tries; i++) {
+		struct tc_ls_info info;
 		struct tc_node *tn;
 
 		u = samples ? sim_below(rng, n) : i;
 		tn = net->node(net->ctx, u);
 		if (idx[u] == NONE || !tn)
 			continue;
-		if (tc_ls_faults(tn, dead, cut) < 0 ||
+		/* its arrays are the size of its own fabric: a wrong one
+		 * is a wrong fault set, not a place to write */
+		tc_ls_info(tn, &info);
+		if (info.nodes != nodes || tc_ls_faults(tn, dead, cut) < 0 ||
 		    memcmp(dead, want_dead, nodes) ||
 		    memcmp(cut, want_cut, nodes * sizeof(*cut)))
 			bad++;

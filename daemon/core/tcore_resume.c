@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * A placement resumed from the kernel after a daemon restart.
+ *
+ * The kernel keeps what the view showed: the leader, the port map, and
+ * per axis an extent and a coordinate.  On a ring that coordinate is
+ * the frame's up to whole turns.  On a line it is not: a frame counts
+ * from its leader (a line's first node may be at -3), the kernel from
+ * the line's first node.  A resumed node therefore counts its lines
+ * from their start (@kview) and says so on the wire; nobody compares a
+ * coordinate along such a line with one counted from the leader, and
+ * extent records of the two kinds are never folded together (folding
+ * 0..4 into -3..1 would make a line of 8).  The first trusted neighbour
+ * of its frame that counts the line from the leader and is current on
+ * it gives the difference: the node shifts its coordinate and its
+ * extent record by it and counts from the leader again.  Nodes that
+ * all resumed (every daemon reloaded) agree with each other as they
+ * are, and the frame simply keeps counting its lines from their start.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "tcore_int.h"
+
+int tc_node_restore(struct tc_node *n, const struct tc_view *v)
+{
+	uint8_t R[TC_MAX_AXES];
+	unsigned int g, k;
+
+	if (!v->leader || v->ndims != n->cfg.ndims)
+		return -EINVAL;
+	memset(R, TC_NONE, sizeof(R));
+	for (g = 0; g < tc_nports(n); g++) {
+		uint8_t p = v->portmap[g], img = (uint8_t)(g ^ (p & 1));
+
+		if (p == TC_NONE)
+			continue;
+		if (!tc_port_ok(n, p) ||
+		    (R[p >> 1] != TC_NONE && R[p >> 1] != img))
+			return -EINVAL;
+		R[p >> 1] = img;
+	}
+	for (k = 0; k < n->cfg.ndims; k++) {
+		if (!v->dims[k] || v->coord[k] >= v->dims[k])
+			return -EINVAL;
+		for (g = 0; g < k; g++)
+			if (R[k] != TC_NONE && R[g] != TC_NONE &&
+			    (R[g] >> 1) == (R[k] >> 1))
+				return -EINVAL;	/* two axes onto one */
+	}
+	n->leader = v->leader;
+	memcpy(n->R, R, sizeof(n->R));
+	tc_open_reset(n);	/* the kernel's placement was decided */
+	/*
+	 * The cables the kernel forwards on were verified before.  On a
+	 * ring of two the map's sign at coordinate 1 came from the label
+	 * the cable lands on (tc_ring2_dir()): its parity is all that is
+	 * kept of it, until the neighbor speaks again.
+	 */
+	for (g = 0; g < tc_nports(n); g++) {
+		uint8_t p = v->portmap[g];
+
+		if (p == TC_NONE)
+			continue;
+		n->vports |= (uint16_t)(1u << p);
+		n->vpeer[p] = (uint8_t)!(g & 1);
+	}
+	n->kview = 0;
+	for (k = 0; k < n->cfg.ndims; k++) {
+		n->coord[k] = v->coord[k];
+		n->gcd[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;
+		n->cmin[k] = 0;
+		n->cmax[k] = (int16_t)(v->dims[k] - 1);
+		if (!(v->wrap & (1u << k)) && v->dims[k] > 1)
+			n->kview |= (uint8_t)(1u << k);
+	}
+	/* the kernel does not keep ring epochs: neighbors bring them */
+	memset(n->epoch, 0, sizeof(n->epoch));
+	memset(n->hold_dims, 0, sizeof(n->hold_dims));
+	n->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
+	n->flags &= ~TN_JOINER;
+	n->flags |= TN_PLACED | TN_DIRTY | TN_CHANGED;
+	return 0;
+}
+
+static void tc_shift(int16_t *c, int delta)
+{
+	/* INT16_MIN/MAX stand for "no end seen": they stay */
+	if (*c != INT16_MIN && *c != INT16_MAX)
+		*c = (int16_t)(*c + delta);
+}
+
+/* count the line on @k from the leader: @delta more than from its start */
+static void tc_kview_shift(struct tc_node *n, unsigned int k, int delta)
+{
+	tc_shift(&n->coord[k], delta);
+	tc_shift(&n->cmin[k], delta);
+	tc_shift(&n->cmax[k], delta);
+	tc_shift(&n->omin[k], delta);
+	tc_shift(&n->omax[k], delta);
+	tc_shift(&n->clmin[k], delta);
+	tc_shift(&n->clmax[k], delta);
+	n->kview &= (uint8_t)~(1u << k);
+	tc_changed(n);
+}
+
+/*
+ * A neighbour that shows us how far our line's start is from the
+ * leader: trusted, of our frame, counting the line on @k from the
+ * leader and current on it.
+ */
+static bool tc_kview_guide(const struct tc_node *n, const struct tc_nbr *nb,
+			   unsigned int p, unsigned int k)
+{
+	return nb->id && (nb->flags & NB_FRAME) && (nb->flags & NB_EXTENT) &&
+	       !(nb->flags & NB_MISWIRED) && nb->leader == n->leader &&
+	       !(nb->kview & (1u << k)) && (nb->cur & (1u << k)) &&
+	       nb->epoch[k] == n->epoch[k] &&
+	       nb->R[nb->peer_port >> 1] != TC_NONE &&
+	       tc_trusted(n, (uint8_t)p);
+}
+
+void tc_kview_tick(struct tc_node *n)
+{
+	unsigned int k, p;
+
+	for (k = 0; n->kview && k < n->cfg.ndims; k++) {
+		if (!(n->kview & (1u << k)))
+			continue;
+		for (p = 0; p < tc_nports(n); p++) {
+			const struct tc_nbr *nb = &n->nbr[p];
+			int16_t c[TC_MAX_AXES];
+
+			if (!tc_kview_guide(n, nb, p, k))
+				continue;
+			memcpy(c, nb->coord, sizeof(c));
+			tc_step(c, tc_dir_apply(nb->R, nb->peer_port));
+			tc_kview_shift(n, k, c[k] - n->coord[k]);
+			/* its record of the line, now comparable with ours */
+			tc_merge_extent(n, nb);
+			break;
+		}
+	}
+}
