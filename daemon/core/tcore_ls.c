@@ -485,8 +485,10 @@ static bool ls_frame(struct tc_node *n, const struct tc_view *v)
 
 /*
  * Ports with an adjacency.  A new one (or a new node on it) asks the
- * neighbor for its whole database with an empty message; the neighbor
- * that restarted does the same, so either end catches up.
+ * neighbor for its whole database with an empty message, and sends it
+ * ours: each end sees the adjacency when it is placed, and what the
+ * first one sent (its request, its records) reached a neighbor that
+ * was not placed yet and dropped it, so the second one does both.
  */
 static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 {
@@ -507,6 +509,8 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 		    ls_adj_id(ls)[p] == tw_id_hash(n->nbr[p].id))
 			continue;
 		ls_adj_id(ls)[p] = tw_id_hash(n->nbr[p].id);
+		ls->sync |= (uint16_t)(1u << p);
+		ls_sync_pos(ls)[p] = 0;
 		tw_ls_init(&b, buf, sizeof(buf), n->cfg.ndims, n->cfg.id,
 			   ls->leader, ls->geom);
 		n->stats.ls_msgs_tx++;

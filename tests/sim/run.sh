@@ -116,6 +116,16 @@ run ls-mesh-6x5x4 "$ls_events" --dims 6x5x4 --mesh xyz --miswire nodes \
 	--link-fail 0.03 --ls-events --seed 4
 run ls-loss-6x6x6 '.ls_agree and .msgs_lost > 0' --dims 6x6x6 \
 	--node-fail 0.03 --loss 0.02 --seed 3
+# heavy faults: a node powered off next to a fault leaves its last
+# record everywhere (nobody can withdraw it), and a cable an end leaves
+# out of its port map is down (before: 7 of 40 runs agreed)
+run ls-events-f10 "$ls_events" --dims 8x8x8 --node-fail 0.1 \
+	--link-fail 0.1 --ls-events --seed 1000 --runs 20
+# every daemon reloaded at its own tick: an adjacency formed while the
+# far end was not placed yet is synced from both ends (before: 7 of 40
+# runs kept a record withdrawn long since)
+run ls-reload-mesh '.ls_agree and .ls_runs_measured == .runs' \
+	--dims 4x4x4 --mesh xyz --restart 200 --seed 1000 --runs 40
 # the check can fail: a database too small for the faults disagrees
 run ls-overflow-disagrees '(.ls_agree | not) and .ls_overflow > 0' \
 	--dims 8x8x8 --node-fail 0.05 --ls-records 4

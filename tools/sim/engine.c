@@ -1186,13 +1186,20 @@ static void apply(struct engine *e, const struct sim_event *ev,
 /* ---- link state (linkstate.c): the engine's side ---- */
 
 /*
- * The link-state bound when none is given: the live nodes next to a
- * dead node or a cut cable (the reporters the faults make; a mesh's
- * surface counts too), plus room for unplaced blocks and later events.
+ * The link-state bound when none is given: a record for every node, as
+ * torusd's default holds up to TC_LS_RECORDS nodes (restarts make every
+ * node report for a moment); in larger fabrics the live
+ * nodes next to a dead node or a cut cable (the reporters the faults
+ * make; a mesh's surface counts too), plus room for unplaced blocks and
+ * later events.
  */
 static uint32_t ls_records_auto(const struct sim_world *w)
 {
 	uint32_t u, l, est = 0;
+
+	if (w->nnodes <= TC_LS_RECORDS &&
+	    (double)w->nnodes * w->nnodes <= SIM_LS_BUDGET / 11.25)
+		return w->nnodes;
 
 	for (u = 0; u < w->nnodes; u++) {
 		if (!w->alive[u])

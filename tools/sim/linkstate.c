@@ -109,16 +109,57 @@ static int ls_dir_between(const struct tc_view *f, const unsigned int *cu,
 	return g;
 }
 
+/*
+ * The port labels each node of the main frame forwards on (its view's
+ * port map): a cable either end leaves out carries nothing, and is down
+ * for link state.  NULL if out of memory.
+ */
+static uint16_t *ls_mapped(const struct sim_ls_net *net, const uint32_t *idx)
+{
+	uint16_t *mapped = calloc(net->w->nnodes, sizeof(*mapped));
+	struct tc_view v;
+	unsigned int g;
+	uint32_t u;
+
+	for (u = 0; mapped && u < net->w->nnodes; u++) {
+		if (idx[u] == NONE)
+			continue;
+		tc_view(net->node(net->ctx, u), &v);
+		for (g = 0; g < 2u * v.ndims; g++)
+			if (v.portmap[g] != TORUS_DIR_NONE)
+				mapped[u] |= (uint16_t)(1u << v.portmap[g]);
+	}
+	return mapped;
+}
+
+/* the cable on port @l of @u joins two nodes of the main frame, in use */
+static bool ls_cable_up(const struct sim_ls_net *net, const uint32_t *idx,
+			const uint16_t *mapped, uint32_t u, unsigned int l)
+{
+	size_t i = (size_t)u * net->w->nports + l;
+	uint32_t p = net->peer[i];
+
+	return p != SIM_NO_PEER && !net->wrongp[i] && idx[p >> 4] != NONE &&
+	       (mapped[u] & (1u << l)) && (mapped[p >> 4] & (1u << (p & 15)));
+}
+
 int sim_ls_truth(const struct sim_ls_net *net, struct sim_ls_truth *t)
 {
 	const struct sim_world *w = net->w;
 	uint32_t n = w->nnodes, u, *idx = malloc(sizeof(*idx) * n);
 	unsigned int l, g, cu[TC_MAX_AXES], cv[TC_MAX_AXES];
 
+	uint16_t *mapped;
+
 	memset(t, 0, sizeof(*t));
 	if (!idx)
 		return -1;
 	t->leader = ls_frame_index(net, idx, &t->frame);
+	mapped = ls_mapped(net, idx);
+	if (!mapped) {
+		free(idx);
+		return -1;
+	}
 	for (u = 0; u < n; u++) {
 		uint16_t good = 0, want = 0;
 
@@ -130,9 +171,7 @@ int sim_ls_truth(const struct sim_ls_net *net, struct sim_ls_truth *t)
 			uint32_t p = net->peer[(size_t)u * w->nports + l];
 			int d;
 
-			if (p == SIM_NO_PEER ||
-			    net->wrongp[(size_t)u * w->nports + l] ||
-			    idx[p >> 4] == NONE)
+			if (!ls_cable_up(net, idx, mapped, u, l))
 				continue;
 			ls_coord(&t->frame, idx[p >> 4], cv);
 			d = ls_dir_between(&t->frame, cu, cv, good);
@@ -148,6 +187,7 @@ int sim_ls_truth(const struct sim_ls_net *net, struct sim_ls_truth *t)
 		}
 	}
 	free(idx);
+	free(mapped);
 	return 0;
 }
 
@@ -185,7 +225,7 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 	uint32_t n = w->nnodes, u, i, bad = 0, nodes = 1, tries;
 	uint32_t *idx = malloc(sizeof(*idx) * n);
 	unsigned int k, g, cu[TC_MAX_AXES];
-	uint16_t *cut = NULL, *want_cut = NULL;
+	uint16_t *cut = NULL, *want_cut = NULL, *mapped = NULL;
 	uint8_t *dead = NULL, *want_dead = NULL;
 	struct tc_view f;
 
@@ -202,6 +242,11 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 		goto out;
 	}
 	ls_frame_index(net, idx, &f);
+	mapped = ls_mapped(net, idx);
+	if (!mapped) {
+		bad = NONE;
+		goto out;
+	}
 	memset(want_dead, 1, nodes);
 	for (u = 0; u < n; u++)
 		if (idx[u] != NONE)
@@ -225,9 +270,7 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 			uint32_t p = net->peer[(size_t)u * w->nports + l];
 			int d;
 
-			if (p == SIM_NO_PEER ||
-			    net->wrongp[(size_t)u * w->nports + l] ||
-			    idx[p >> 4] == NONE)
+			if (!ls_cable_up(net, idx, mapped, u, l))
 				continue;
 			ls_coord(&f, idx[p >> 4], cv);
 			/* both ends must see it: judged from u's side only */
@@ -237,9 +280,12 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 				want_cut[idx[u]] &= (uint16_t)~(1u << d);
 		}
 	}
+	/* ... and as a record nobody can withdraw says */
+	if (t->stale_mask && t->stale_idx < nodes)
+		want_cut[t->stale_idx] |= t->stale_mask;
 	/* the far end of a cut cable from a placed node is marked too */
 	for (i = 0; i < nodes; i++) {
-		if (want_dead[i])
+		if (want_dead[i] && !(t->stale_mask && i == t->stale_idx))
 			continue;
 		ls_coord(&f, i, cu);
 		for (g = 0; g < 2u * f.ndims; g++) {
@@ -275,6 +321,7 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 	}
 out:
 	free(idx);
+	free(mapped);
 	free(cut);
 	free(want_cut);
 	free(dead);
@@ -420,6 +467,27 @@ static bool ls_pick_cable(struct sim_ls_state *st, const struct sim_ls_net *net,
 	return false;
 }
 
+/* what the victim's own record says as it dies (mask 0: none) */
+static void ls_last_word(struct sim_ls_state *st,
+			 const struct sim_ls_net *net)
+{
+	struct tc_node *tn = net->node(net->ctx, st->victim);
+	uint8_t c[TC_MAX_AXES];
+	struct tc_view v;
+	unsigned int k;
+	uint16_t seq;
+
+	st->victim_idx = 0;
+	st->victim_mask = 0;
+	tc_view(tn, &v);
+	for (k = 0; k < v.ndims; k++)
+		c[k] = v.coord[k];
+	for (k = v.ndims; k-- > 0;)
+		st->victim_idx = st->victim_idx * v.dims[k] + v.coord[k];
+	if (tc_ls_record(tn, c, &seq, &st->victim_mask))
+		st->victim_mask = 0;
+}
+
 /* the action that starts the phase after @phase, SIM_LS_ACT_NONE: done */
 static void ls_next(struct sim_ls_state *st, const struct sim_ls_net *net,
 		    const struct sim_ls_truth *t, struct sim_ls_action *a)
@@ -432,6 +500,7 @@ static void ls_next(struct sim_ls_state *st, const struct sim_ls_net *net,
 		if (ls_pick_node(st, net, t, &st->victim)) {
 			a->kind = SIM_LS_ACT_KILL;
 			a->u = st->victim;
+			ls_last_word(st, net);
 		}
 		break;
 	case SIM_LS_REVIVE:
@@ -476,6 +545,12 @@ void sim_ls_round(struct sim_ls_state *st, const struct sim_ls_net *net,
 		st->measuring = false;
 		r->agree = false;
 		return;
+	}
+	if (st->phase == SIM_LS_KILL && st->victim_mask) {
+		truth.stale_idx = st->victim_idx;
+		truth.stale_mask = st->victim_mask;
+		truth.digest += tc_ls_record_hash(st->victim_idx,
+						  st->victim_mask);
 	}
 	bad = sim_ls_disagree(net, &truth);
 	if (bad && t - st->t0 <= phase_cap)

@@ -305,6 +305,10 @@ struct sim_ls_truth {
 	uint32_t placed;		/* running nodes placed in it */
 	uint32_t reporters;		/* records with a cable down */
 	uint64_t digest;		/* as tc_ls_info.digest */
+	/* a record nobody can withdraw (the last one of a node powered
+	 * off): kept to its maximum age in every database */
+	uint32_t stale_idx;
+	uint16_t stale_mask;		/* 0: none */
 };
 
 enum sim_ls_act_kind {
@@ -323,6 +327,10 @@ struct sim_ls_state {
 	unsigned int phase;
 	uint32_t t0;
 	uint32_t victim;
+	/* the victim's own record when it died: every database keeps it
+	 * to its maximum age (nobody can withdraw it), so the truth does */
+	uint32_t victim_idx;
+	uint16_t victim_mask;
 	struct sim_ls_action cable;
 	uint64_t rng;
 	uint64_t *base;			/* per node: LS bytes at phase start */
