@@ -1364,7 +1364,9 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		if (!(n->vports & (1u << p)) && !tc_far_end_known(n, p))
 			continue;
 		g = tc_dir_apply(n->R, p);
-		if (n->gcd[g >> 1] == 2)
+		/* shown as a ring of two: also while it is surveyed again,
+		 * its sign taken anew from the path it is reached along */
+		if (v->dims[g >> 1] == 2 && (v->wrap & (1u << (g >> 1))))
 			g = tc_ring2_dir(n, v->coord, (uint8_t)p, g);
 		v->portmap[g] = p;
 	}

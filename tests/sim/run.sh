@@ -262,6 +262,13 @@ run time-restart-runs '.per_run | all(.last_event > 0)' --dims 4x4x4 \
 run time-restart-ring2 '.wrong == 0 and .moved == 0 and
 	.runs_inconsistent == 0' --dims 2x4x4 --miswire nodes --restart 20 \
 	--seed 5000 --runs 10
+# a ring grown beside a ring of two: the origin rule surveys every ring
+# again, and a ring of two surveyed again shows its cables by their
+# labels as before (before: its sign from the path it was oriented
+# along, and 4 of 30 runs had a port map contradicting the far end's)
+run time-grow-beside-ring2 '.wrong == 0 and .moved_beyond_growth == 0 and
+	.runs_inconsistent == 0 and .runs_not_converged == 0' \
+	--dims 6x4x2x2 --grow x:2 --loss 0.05 --seed 7000 --runs 30
 # ... on lines too, which the kernel counts from their start and the
 # frame from its leader (before: a resumed node's record folded 0..4
 # into -3..1, 17 of 30 runs wrong)

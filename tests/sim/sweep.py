@@ -22,7 +22,8 @@ Rows (see ROWS below):
           fault breaks what.
   g-*     a ring grown every way it can grow (miswire nodes, 100 seeds):
           from a ring of two, by a slab wider than two, by a multiple of
-          its extent; alone and with 5 daemon restarts.
+          its extent, beside rings of two (5% loss); alone and with 5
+          daemon restarts.
   m-*     fabrics with mesh axes (lines) in time: the issue 11 history,
           restarts alone, every daemon reloaded at random ticks, and a
           ring grown beside a line (100 seeds).
@@ -112,6 +113,8 @@ GROWTH = [
     ("4to8", ["--dims", "8x8x8", "--grow", "x:4"]),
     ("6to12", ["--dims", "12x4x4", "--grow", "x:6"]),
     ("5to10", ["--dims", "10x5x4", "--grow", "x:5"]),
+    ("4to6-beside-2", ["--dims", "6x4x2x2", "--grow", "x:2",
+                       "--loss", "0.05"]),
 ]
 GROWTH_TIME = [
     ("", []),
