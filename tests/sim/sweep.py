@@ -6,6 +6,7 @@
     tests/sim/sweep.py --quick --check  the make check subset: one
                                         PASS:/FAIL: line per row
     tests/sim/sweep.py --rows 'i11-*'   rows whose name matches a glob
+                                        (repeat --rows for several)
     tests/sim/sweep.py --list           the rows, without running them
 
 Rows (see ROWS below):
@@ -339,7 +340,9 @@ def main():
                     help="the make check subset, fewer seeds")
     ap.add_argument("--check", action="store_true",
                     help="PASS:/FAIL: per row; fail on any bad run")
-    ap.add_argument("--rows", default="*", help="glob of row names")
+    ap.add_argument("--rows", action="append",
+                    help="glob of row names (again: any of them; "
+                         "default every row)")
     ap.add_argument("--list", action="store_true")
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--seed", type=int, default=1000)
@@ -348,7 +351,9 @@ def main():
                     help="keep the other rows of --out, replace these")
     a = ap.parse_args()
 
-    rows = [r for r in rows_all() if fnmatch.fnmatch(r["name"], a.rows)]
+    globs = a.rows or ["*"]
+    rows = [r for r in rows_all()
+            if any(fnmatch.fnmatch(r["name"], g) for g in globs)]
     if a.quick:
         rows = [dict(r, seeds=QUICK[r["name"]]) for r in rows
                 if r["name"] in QUICK]
