@@ -512,7 +512,6 @@ static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
 {
 	const struct tc_nbr *nb = &n->nbr[port];
 	unsigned int a;
-	uint8_t g;
 
 	for (a = 0; a < n->cfg.ndims; a++) {
 		uint8_t d = nb->map[a];
@@ -523,9 +522,7 @@ static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
 	}
 	if (nb->R[nb->peer_port >> 1] == TC_NONE)
 		return false;
-	g = tc_dir_apply(nb->R, nb->peer_port);
-	memcpy(coord, nb->coord, n->cfg.ndims * sizeof(int16_t));
-	tc_step(coord, g);
+	tc_nbr_places_us(nb, coord);
 	return tc_frame_complete(n, R);
 }
 
@@ -588,8 +585,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 				R[a] = r;
 			*confirmed = true;
 		}
-		memcpy(c, nb->coord, sizeof(c));
-		tc_step(c, g);
+		tc_nbr_places_us(nb, c);
 		/* they must agree on the frame's rings, and our place on
 		 * them up to whole turns (a made-up record rarely does) */
 		if (found && (memcmp(nb->gcd, n->nbr[*src].gcd,
@@ -709,8 +705,7 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 
 	if (nb->R[nb->peer_port >> 1] == TC_NONE)
 		return;
-	memcpy(pred, nb->coord, sizeof(pred));
-	tc_step(pred, tc_dir_apply(nb->R, nb->peer_port));
+	tc_nbr_places_us(nb, pred);
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int gap = pred[k] - n->coord[k];
 		uint16_t g;

@@ -215,25 +215,37 @@ static bool tc_newcomer_on_axis(const struct tc_node *n, unsigned int k)
 	return false;
 }
 
+/*
+ * The neighbor on @p may give us our coordinate on @k: trusted, of our
+ * frame and epoch, holding a coordinate on @k and knowing where its
+ * cable to us leads (as it counts the axis: a caller compares that with
+ * how we do, see tc_nbr_cur()).
+ */
+bool tc_nbr_vouches(const struct tc_node *n, unsigned int p, unsigned int k)
+{
+	const struct tc_nbr *nb = &n->nbr[p];
+
+	return nb->id && (nb->flags & NB_FRAME) &&
+	       !(nb->flags & NB_MISWIRED) && nb->leader == n->leader &&
+	       nb->epoch[k] == n->epoch[k] && (nb->cur & (1u << k)) &&
+	       nb->R[nb->peer_port >> 1] != TC_NONE &&
+	       tc_trusted(n, (uint8_t)p);
+}
+
 /* derive our coordinate on @k from a neighbour current on it */
 static void tc_epoch_derive(struct tc_node *n, unsigned int k)
 {
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
 		int16_t c[TC_MAX_AXES];
 
-		if (!nb->id || !(nb->flags & NB_FRAME) ||
-		    nb->leader != n->leader || nb->epoch[k] != n->epoch[k] ||
-		    !(tc_nbr_cur(n, nb) & (1u << k)) ||
-		    nb->R[nb->peer_port >> 1] == TC_NONE ||
-		    (nb->flags & NB_MISWIRED) || !tc_trusted(n, (uint8_t)p))
+		if (!tc_nbr_vouches(n, p, k) ||
+		    !(tc_nbr_cur(n, &n->nbr[p]) & (1u << k)))
 			continue;
-		memcpy(c, nb->coord, sizeof(c));
-		tc_step(c, tc_dir_apply(nb->R, nb->peer_port));
+		tc_nbr_places_us(&n->nbr[p], c);
 		n->coord[k] = c[k];
-			if (c[k] < n->cmin[k])
+		if (c[k] < n->cmin[k])
 			n->cmin[k] = c[k];
 		if (c[k] > n->cmax[k])
 			n->cmax[k] = c[k];

@@ -240,6 +240,17 @@ static inline void tc_step(int16_t *coord, uint8_t gdir)
 	coord[gdir >> 1] += (gdir & 1) ? -1 : 1;
 }
 
+/*
+ * Where the neighbor places us in its frame (@c, TC_MAX_AXES entries):
+ * its coordinates, one step along its cable to us.  Its map must give
+ * that cable's direction.
+ */
+static inline void tc_nbr_places_us(const struct tc_nbr *nb, int16_t *c)
+{
+	memcpy(c, nb->coord, sizeof(nb->coord));
+	tc_step(c, tc_dir_apply(nb->R, nb->peer_port));
+}
+
 /* tcore.c */
 uint16_t tc_gcd(uint16_t a, uint16_t b);
 void tc_open_reset(struct tc_node *n);
@@ -253,6 +264,7 @@ bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 bool tc_ring_settled_both(const struct tc_node *n, const struct tc_nbr *nb,
 			  unsigned int k);
 bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb);
+bool tc_nbr_vouches(const struct tc_node *n, unsigned int p, unsigned int k);
 void tc_epoch_start(struct tc_node *n, unsigned int k);
 void tc_epoch_follow(struct tc_node *n, unsigned int k,
 		     const struct tc_nbr *nb);

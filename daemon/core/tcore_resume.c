@@ -104,22 +104,6 @@ static void tc_kview_shift(struct tc_node *n, unsigned int k, int delta)
 	tc_changed(n);
 }
 
-/*
- * A neighbour that shows us how far our line's start is from the
- * leader: trusted, of our frame, counting the line on @k from the
- * leader and current on it.
- */
-static bool tc_kview_guide(const struct tc_node *n, const struct tc_nbr *nb,
-			   unsigned int p, unsigned int k)
-{
-	return nb->id && (nb->flags & NB_FRAME) && (nb->flags & NB_EXTENT) &&
-	       !(nb->flags & NB_MISWIRED) && nb->leader == n->leader &&
-	       !(nb->kview & (1u << k)) && (nb->cur & (1u << k)) &&
-	       nb->epoch[k] == n->epoch[k] &&
-	       nb->R[nb->peer_port >> 1] != TC_NONE &&
-	       tc_trusted(n, (uint8_t)p);
-}
-
 void tc_kview_tick(struct tc_node *n)
 {
 	unsigned int k, p;
@@ -131,10 +115,11 @@ void tc_kview_tick(struct tc_node *n)
 			const struct tc_nbr *nb = &n->nbr[p];
 			int16_t c[TC_MAX_AXES];
 
-			if (!tc_kview_guide(n, nb, p, k))
+			/* one that counts the line from the leader */
+			if (!tc_nbr_vouches(n, p, k) ||
+			    !(nb->flags & NB_EXTENT) || (nb->kview & (1u << k)))
 				continue;
-			memcpy(c, nb->coord, sizeof(c));
-			tc_step(c, tc_dir_apply(nb->R, nb->peer_port));
+			tc_nbr_places_us(nb, c);
 			tc_kview_shift(n, k, c[k] - n->coord[k]);
 			/* its record of the line, now comparable with ours */
 			tc_merge_extent(n, nb);
