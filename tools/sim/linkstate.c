@@ -18,14 +18,29 @@
 
 #define NONE	UINT32_MAX
 
-/* the frame index of every running node placed in the main frame */
+/* a node's index in its frame, x + dims0 * (y + dims1 * z ...) */
+static uint32_t ls_own_index(const struct tc_view *v)
+{
+	uint32_t i = 0;
+	unsigned int k;
+
+	for (k = v->ndims; k-- > 0;)
+		i = i * v->dims[k] + v->coord[k];
+	return i;
+}
+
+/*
+ * The frame index of every running node placed in the main frame, and
+ * the port labels it forwards on (@mapped, its view's port map: a cable
+ * either end leaves out carries nothing, and is down for link state).
+ */
 static uint64_t ls_frame_index(const struct sim_ls_net *net, uint32_t *idx,
-			       struct tc_view *main_view)
+			       uint16_t *mapped, struct tc_view *main_view)
 {
 	uint32_t n = net->w->nnodes, u, votes = 0;
 	uint64_t leader = 0;
 	struct tc_view v;
-	unsigned int k;
+	unsigned int g;
 
 	/* the main frame holds most placed nodes: a majority vote */
 	for (u = 0; u < n; u++) {
@@ -44,16 +59,17 @@ static uint64_t ls_frame_index(const struct sim_ls_net *net, uint32_t *idx,
 	memset(main_view, 0, sizeof(*main_view));
 	for (u = 0; u < n; u++) {
 		struct tc_node *tn = net->node(net->ctx, u);
-		uint32_t i = 0;
 
+		mapped[u] = 0;
 		if (!tn)
 			continue;
 		tc_view(tn, &v);
 		if (v.state != TC_PLACED || v.leader != leader)
 			continue;
-		for (k = v.ndims; k-- > 0;)
-			i = i * v.dims[k] + v.coord[k];
-		idx[u] = i;
+		idx[u] = ls_own_index(&v);
+		for (g = 0; g < 2u * v.ndims; g++)
+			if (v.portmap[g] != TORUS_DIR_NONE)
+				mapped[u] |= (uint16_t)(1u << v.portmap[g]);
 		if (!main_view->leader)
 			*main_view = v;
 	}
@@ -109,29 +125,6 @@ static int ls_dir_between(const struct tc_view *f, const unsigned int *cu,
 	return g;
 }
 
-/*
- * The port labels each node of the main frame forwards on (its view's
- * port map): a cable either end leaves out carries nothing, and is down
- * for link state.  NULL if out of memory.
- */
-static uint16_t *ls_mapped(const struct sim_ls_net *net, const uint32_t *idx)
-{
-	uint16_t *mapped = calloc(net->w->nnodes, sizeof(*mapped));
-	struct tc_view v;
-	unsigned int g;
-	uint32_t u;
-
-	for (u = 0; mapped && u < net->w->nnodes; u++) {
-		if (idx[u] == NONE)
-			continue;
-		tc_view(net->node(net->ctx, u), &v);
-		for (g = 0; g < 2u * v.ndims; g++)
-			if (v.portmap[g] != TORUS_DIR_NONE)
-				mapped[u] |= (uint16_t)(1u << v.portmap[g]);
-	}
-	return mapped;
-}
-
 /* the cable on port @l of @u joins two nodes of the main frame, in use */
 static bool ls_cable_up(const struct sim_ls_net *net, const uint32_t *idx,
 			const uint16_t *mapped, uint32_t u, unsigned int l)
@@ -147,19 +140,16 @@ int sim_ls_truth(const struct sim_ls_net *net, struct sim_ls_truth *t)
 {
 	const struct sim_world *w = net->w;
 	uint32_t n = w->nnodes, u, *idx = malloc(sizeof(*idx) * n);
+	uint16_t *mapped = malloc(sizeof(*mapped) * n);
 	unsigned int l, g, cu[TC_MAX_AXES], cv[TC_MAX_AXES];
 
-	uint16_t *mapped;
-
 	memset(t, 0, sizeof(*t));
-	if (!idx)
-		return -1;
-	t->leader = ls_frame_index(net, idx, &t->frame);
-	mapped = ls_mapped(net, idx);
-	if (!mapped) {
+	if (!idx || !mapped) {
 		free(idx);
+		free(mapped);
 		return -1;
 	}
+	t->leader = ls_frame_index(net, idx, mapped, &t->frame);
 	for (u = 0; u < n; u++) {
 		uint16_t good = 0, want = 0;
 
@@ -224,8 +214,9 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 	const struct sim_world *w = net->w;
 	uint32_t n = w->nnodes, u, i, bad = 0, nodes = 1, tries;
 	uint32_t *idx = malloc(sizeof(*idx) * n);
+	uint16_t *mapped = malloc(sizeof(*mapped) * n);
 	unsigned int k, g, cu[TC_MAX_AXES];
-	uint16_t *cut = NULL, *want_cut = NULL, *mapped = NULL;
+	uint16_t *cut = NULL, *want_cut = NULL;
 	uint8_t *dead = NULL, *want_dead = NULL;
 	struct tc_view f;
 
@@ -237,16 +228,11 @@ uint32_t sim_ls_exact(const struct sim_ls_net *net,
 		dead = malloc(nodes);
 		want_dead = malloc(nodes);
 	}
-	if (!idx || !cut || !want_cut || !dead || !want_dead) {
+	if (!idx || !mapped || !cut || !want_cut || !dead || !want_dead) {
 		bad = NONE;
 		goto out;
 	}
-	ls_frame_index(net, idx, &f);
-	mapped = ls_mapped(net, idx);
-	if (!mapped) {
-		bad = NONE;
-		goto out;
-	}
+	ls_frame_index(net, idx, mapped, &f);
 	memset(want_dead, 1, nodes);
 	for (u = 0; u < n; u++)
 		if (idx[u] != NONE)
@@ -472,19 +458,12 @@ static void ls_last_word(struct sim_ls_state *st,
 			 const struct sim_ls_net *net)
 {
 	struct tc_node *tn = net->node(net->ctx, st->victim);
-	uint8_t c[TC_MAX_AXES];
 	struct tc_view v;
-	unsigned int k;
 	uint16_t seq;
 
-	st->victim_idx = 0;
-	st->victim_mask = 0;
 	tc_view(tn, &v);
-	for (k = 0; k < v.ndims; k++)
-		c[k] = v.coord[k];
-	for (k = v.ndims; k-- > 0;)
-		st->victim_idx = st->victim_idx * v.dims[k] + v.coord[k];
-	if (tc_ls_record(tn, c, &seq, &st->victim_mask))
+	st->victim_idx = ls_own_index(&v);
+	if (tc_ls_record(tn, v.coord, &seq, &st->victim_mask))
 		st->victim_mask = 0;
 }
 
