@@ -486,9 +486,11 @@ static bool ls_frame(struct tc_node *n, const struct tc_view *v)
 /*
  * Ports with an adjacency.  A new one (or a new node on it) asks the
  * neighbor for its whole database with an empty message, and sends it
- * ours: each end sees the adjacency when it is placed, and what the
- * first one sent (its request, its records) reached a neighbor that
- * was not placed yet and dropped it, so the second one does both.
+ * ours.  The two ends see the adjacency at different ticks, and a
+ * neighbor drops link state from a node it does not take as placed in
+ * its frame yet; requests alone left databases short after reloads
+ * (keeping a dropped request to answer later did not cure it), sending
+ * from both ends does.
  */
 static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 {
@@ -641,6 +643,15 @@ static uint32_t ls_next_pend(const struct tc_ls *ls, uint32_t s)
 	return s;
 }
 
+/* start fetching the next pending record from @s on; where to go on */
+static uint32_t ls_fetch_pend(const struct tc_ls *ls, uint32_t s)
+{
+	s = ls_next_pend(ls, s);
+	if (s < ls->slots)
+		__builtin_prefetch(&ls->rec[s++]);
+	return s;
+}
+
 /*
  * Newer records to every adjacency but their source, then the whole
  * database to neighbors that asked; at most LS_BURST messages per port
@@ -663,18 +674,13 @@ static void ls_flood(struct tc_node *n)
 	}
 	/* pending records lie all over the table: fetch some ahead */
 	ahead = ls->pend_from;
-	for (k = 0; k <= LS_AHEAD && ls->npend; k++) {
-		ahead = ls_next_pend(ls, ahead);
-		if (ahead < ls->slots)
-			__builtin_prefetch(&ls->rec[ahead++]);
-	}
+	for (k = 0; k <= LS_AHEAD && ls->npend; k++)
+		ahead = ls_fetch_pend(ls, ahead);
 	for (s = ls->pend_from; ls->npend && s < ls->slots; s++) {
 		s = ls_next_pend(ls, s);
 		if (s == ls->slots)
 			break;
-		ahead = ls_next_pend(ls, ahead);
-		if (ahead < ls->slots)
-			__builtin_prefetch(&ls->rec[ahead++]);
+		ahead = ls_fetch_pend(ls, ahead);
 		for (p = 0; p < tc_nports(n); p++)
 			if ((ls->adj & (1u << p)) && ls_spent(&out[p], nd))
 				break;
