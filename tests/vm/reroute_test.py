@@ -7,8 +7,9 @@ namespace deleted), one fault at a time.  torusd computes the fault-
 tolerant routes from the link state and installs them (daemon/routes.c).
 
 Per fault: the time until every survivor has installed routes for the
-new fault set (from torusd's state files), and until a set of probe
-sources reaches every survivor (ICMP, polled).  Over the whole run: the
+new fault set (from torusd's state files), and until every pair of a
+few probe sources and every survivor answers again, with the echoes
+lost meanwhile (one echo per pair every 0.1 s, tests/vm/prober.py).  Over the whole run: the
 ping flows' and the stream's losses and longest stall.  Then: every
 survivor pair the wiring connects answers (all pairs), lambs say
 "role": "lamb" exactly where torusd's set has them, and once the cables
@@ -33,6 +34,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vmtest import case, results, skip  # noqa: E402
 import torus_lab as tl  # noqa: E402
+from prober import Prober  # noqa: E402
 
 RUN_DIR = "/run/torus-reroute"
 # faults, in true coordinates: the fabric stays connected
@@ -43,6 +45,10 @@ FLOWS = [((0, 0, 0), (2, 0, 0)), ((0, 1, 1), (2, 1, 1))]
 STREAM = ((2, 2, 1), (2, 2, 3))     # crosses the cut (2,2,2)+z
 PROBES = [(0, 0, 0), (0, 1, 1), (2, 2, 1), (3, 3, 3)]
 PING_INTERVAL = 0.05
+PROBE_INTERVAL = 0.1            # one echo per probed pair this often
+REACH_GOAL_S = 1.0              # no echo sent later than this is lost
+OUTAGE_NODE = (3, 0, 0)         # ignores echoes for OUTAGE_S, once
+OUTAGE_S = 0.5
 REACH_TIMEOUT = 30.0
 # after placement the link state may flap for a while on a starved guest
 # (neighbours placed late count as cut until they are): waited for
@@ -64,6 +70,7 @@ class Scenario:
         self.dead = set()           # true coordinates killed
         self.cut = set()            # (coord, axis, neg) cut
         self.fig = {"faults": []}
+        self.prober = None
 
     # -- where things are --
 
@@ -118,32 +125,32 @@ class Scenario:
                     "on %s" % (dead, cuts, timeout, bad[:4]))
             time.sleep(0.05)
 
-    def probe_round(self, srcs, wait=0.3):
-        """Every probe source pings every other survivor once: the
-        pairs that did not answer."""
-        live = self.live()
-        missed = []
-        for s in srcs:
-            if s in self.dead:
-                continue
-            targets = [self.addr(c) for c in live if c != s]
-            got = tl.ping_many(self.rack.ns(s), targets, tries=1, wait=wait)
-            missed += [(s, t) for t, ok in got.items() if not ok]
-        return missed
-
     def wait_reachable(self, t_fault, timeout=REACH_TIMEOUT):
-        """Poll the probes until a round has every pair answering: the
-        end of that round after t_fault (an upper bound)."""
+        """Until every probed pair answers again (prober.Prober): when
+        the slowest pair got through for good, after t_fault, and the
+        echoes lost on the way."""
         deadline = time.monotonic() + timeout
         while True:
-            missed = self.probe_round(PROBES)
-            if not missed:
-                return time.time() - t_fault
+            got = self.prober.settled(t_fault)
+            if got:
+                return got
             if time.monotonic() > deadline:
                 raise AssertionError("not reachable %.0f s after the "
-                                     "fault: %s" % (timeout, missed[:4]))
+                                     "fault: %s" % (timeout, [
+                                         (tl.fmt(s), tl.fmt(d)) for s, d in
+                                         self.prober.missing(t_fault)[:4]]))
+            time.sleep(0.1)
 
     # -- faults --
+
+    @staticmethod
+    def assert_goal(faults):
+        """Every survivor pair talks again within REACH_GOAL_S: no echo
+        sent that long after a fault was lost."""
+        late = [(f["fault"], f["last_lost_s"]) for f in faults
+                if f["last_lost_s"] >= REACH_GOAL_S]
+        assert not late, "echoes lost %.1f s or more after the fault: %s" \
+            % (REACH_GOAL_S, late)
 
     def set_cable(self, cable, state):
         c, a, neg = cable
@@ -193,14 +200,19 @@ class Scenario:
         t_death = act() or t
         # probed from the fault on: the kernel's local detours may
         # carry traffic before the routes arrive
-        t_reach = self.wait_reachable(t)
+        reach = self.wait_reachable(t)
+        t_reach = reach["reachable_s"]
         t_routes = self.wait_routes(t)
         f = {"fault": what, "routes_installed_s": round(t_routes, 3),
-             "reachable_s": round(t_reach, 3)}
+             "reachable_s": t_reach, "last_lost_s": reach["last_lost_s"],
+             "echoes_lost": reach["lost"],
+             "pairs_lost": reach["pairs_lost"]}
         extra = ""
         if t_death != t:
             f["node_died_s"] = round(t_death - t, 3)
-            f["reachable_after_death_s"] = round(t + t_reach - t_death, 3)
+            # 0 when no pair lost an echo at all
+            f["reachable_after_death_s"] = round(
+                max(0.0, t + t_reach - t_death), 3) if t_reach else 0.0
             extra += " (%.2f s after the namespace deletion began, %.2f s " \
                 "after the SIGKILL)" % (f["reachable_after_death_s"],
                                         f["node_died_s"])
@@ -209,8 +221,10 @@ class Scenario:
             extra += "; carrier down at the neighbours after %s s" % \
                 f["carrier_down_s"]
         self.fig["faults"].append(f)
-        log("%s: probes reach every survivor after %.2f s, routes on every "
-            "survivor after %.2f s%s" % (what, t_reach, t_routes, extra))
+        log("%s: probes reach every survivor after %.2f s (%d echoes lost "
+            "on %d of %d pairs), routes on every survivor after %.2f s%s" % (
+                what, t_reach, reach["lost"], reach["pairs_lost"],
+                reach["pairs"], t_routes, extra))
         return f
 
 
@@ -341,6 +355,9 @@ def main(argv):
         assert all(r["exceptions"] == 0 and r["lambs"] == 0 and
                    not r["refused"] for r in sts), sts[:2]
         ok["up"] = True
+        sc.prober = Prober(PROBES, sc.live, sc.rack.ns, sc.addr,
+                           interval=PROBE_INTERVAL)
+        sc.prober.start()
         sc.fig["converged_s"] = secs
         sc.fig["link_state_settled_s"] = round(settle, 2)
         return "converged %.1f s, link state without faults %.1f s later; " \
@@ -348,6 +365,31 @@ def main(argv):
             "no exception" % (secs, settle,
                               max(r["compute_ms"] for r in sts),
                               max(r["compute_cpu_ms"] for r in sts))
+
+    @case("reroute_prober_sees_an_outage")
+    def calibrate():
+        """The instrument can fail: a node that ignores echoes for
+        OUTAGE_S (its namespace's icmp_echo_ignore_all) is seen by every
+        probe source, and only it, for about that long."""
+        key = "net.ipv4.icmp_echo_ignore_all"
+        t = time.time()
+        sc.rack.exec(OUTAGE_NODE, ["sysctl", "-qw", key + "=1"])
+        on = time.time() - t        # ignoring from before this on
+        rounds = sc.prober.rounds
+        time.sleep(OUTAGE_S)
+        while sc.prober.rounds < rounds + 3:    # a starved prober
+            time.sleep(0.05)
+        sc.rack.exec(OUTAGE_NODE, ["sysctl", "-qw", key + "=0"])
+        off = time.time() - t       # answering from before this on
+        got = sc.wait_reachable(t)
+        sc.fig["outage"] = dict(got, outage_s=OUTAGE_S)
+        assert got["pairs_lost"] == len(PROBES), got
+        # the first echo answered for good left after the outage ended
+        assert on + OUTAGE_S - PROBE_INTERVAL <= got["reachable_s"] <= \
+            off + PROBE_INTERVAL + 2.0, (on, off, got)
+        return "%.2f s of ignored echoes seen as %.2f s, %d echoes lost on " \
+            "%d of %d pairs" % (OUTAGE_S, got["reachable_s"], got["lost"],
+                                got["pairs_lost"], got["pairs"])
 
     @case("reroute_cut_and_restore_releases_everything")
     def cut_restore():
@@ -360,6 +402,7 @@ def main(argv):
                      lambda cable=cable: sc.set_cable(cable, "down"))
         exc = sum(sc.state(c)["routes"]["exceptions"] for c in sc.live())
         assert exc > 0, "three cuts on DOR paths and no exception"
+        sc.assert_goal(sc.fig["faults"][-3:])
         for cable in CUTS:
             sc.cut.discard(cable)
             sc.fault("restore", lambda cable=cable: sc.set_cable(cable,
@@ -370,6 +413,7 @@ def main(argv):
                  if o["routes_generation"] == gens[ns]]
         assert not full, "exceptions left on %s" % full[:4]
         assert not stale, "table generation unchanged on %s" % stale[:4]
+        sc.assert_goal(sc.fig["faults"][-3:])
         return "%d exceptions over the rack with 3 cuts, 0 after" % exc
 
     flows = Flows(sc)
@@ -399,6 +443,7 @@ def main(argv):
         assert not flows.error, flows.error
         assert flows.rx == flows.tx, "stream: %d of %d bytes" % (flows.rx,
                                                                 flows.tx)
+        sc.assert_goal(sc.fig["faults"][-5:])
         worst = max(f["reachable_s"] for f in sc.fig["faults"][-5:])
         deaths = [f["reachable_after_death_s"]
                   for f in sc.fig["faults"][-2:]]
@@ -530,6 +575,7 @@ def main(argv):
         assert exc < sc.fig["exceptions_faulted"], \
             "%d exceptions, %d before" % (exc, sc.fig["exceptions_faulted"])
         sc.fig["exceptions_dead_only"] = exc
+        sc.assert_goal(sc.fig["faults"][-3:])
         return "exceptions %d -> %d (what 2 dead nodes need), no lamb" % (
             sc.fig["exceptions_faulted"], exc)
 
@@ -607,6 +653,7 @@ def main(argv):
     try:
         converge()
         if ok["up"]:
+            calibrate()
             cut_restore()
             under_load()
             all_pairs()
@@ -615,6 +662,10 @@ def main(argv):
             restore()
             refuse()
     finally:
+        if sc.prober:
+            sc.prober.stop()
+            if sc.prober.errors:
+                log("prober: %s" % sc.prober.errors)
         if args.save:
             shutil.rmtree(args.save, ignore_errors=True)
             os.makedirs(args.save)
