@@ -14,7 +14,7 @@
  *
  * Faults arrive one by one as the link state floods them: the first
  * change is computed at once, later ones after a holdoff that grows
- * while they keep coming (routes.h).
+ * while they keep coming and decays once they stop (holdoff.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -292,9 +292,8 @@ static bool compute(struct torusd *d)
 	goto out;
 
 retry:
-	r->pending = true;
-	r->next_tick = d->ticks + (uint64_t)td_ms_to_ticks(TD_RETRY_MS,
-							   d->opts.tick_ms);
+	td_holdoff_retry(&r->hold, d->ticks,
+			 (uint64_t)td_ms_to_ticks(TD_RETRY_MS, d->opts.tick_ms));
 out:
 	if (s) {
 		troute_node_free(s);
@@ -309,6 +308,7 @@ void routes_service(struct torusd *d)
 {
 	struct td_routes *r = &d->routes;
 	uint32_t gen;
+	bool quiet;
 
 	if (!d->node || !d->have_view || d->view.state != TC_PLACED ||
 	    !d->installed)
@@ -320,30 +320,23 @@ void routes_service(struct torusd *d)
 	gen = tc_ls_generation(d->node);
 	if (!r->info.computed || gen != r->ls_gen ||
 	    d->view.generation != r->view_gen) {
-		r->pending = true;
+		td_holdoff_change(&r->hold, d->ticks);
 		r->ls_gen = gen;
 		r->view_gen = d->view.generation;
 	}
-	if (!r->pending || d->ticks < r->next_tick)
+	if (!td_holdoff_due(&r->hold, d->ticks))
 		return;
-	r->pending = false;
+	quiet = td_holdoff_start(&r->hold);
 	/* a retry sets its own time; an unchanged fault set costs nothing */
-	if (!compute(d) || r->pending)
+	if (!compute(d) || r->hold.pending)
 		return;
-	if (!r->holdoff_ms || d->ticks - r->last_tick >=
-	    (uint64_t)td_ms_to_ticks(TD_ROUTES_QUIET_MS, d->opts.tick_ms))
-		r->holdoff_ms = TD_ROUTES_HOLDOFF_MS;
-	else if (r->holdoff_ms < TD_ROUTES_HOLDOFF_MAX_MS)
-		r->holdoff_ms *= 2;
-	r->last_tick = d->ticks;
-	r->next_tick = d->ticks +
-		(uint64_t)td_ms_to_ticks(r->holdoff_ms, d->opts.tick_ms);
+	td_holdoff_ran(&r->hold, d->ticks, quiet, d->opts.tick_ms);
 }
 
 uint64_t routes_next_tick(const struct torusd *d)
 {
 	const struct td_routes *r = &d->routes;
-	uint64_t next = r->pending ? r->next_tick : UINT64_MAX;
+	uint64_t next = td_holdoff_next_tick(&r->hold);
 
 	if (r->set && r->set->lamb[r->set->self] && !r->info.lamb &&
 	    lamb_tick(d) < next)

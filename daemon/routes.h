@@ -11,19 +11,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "holdoff.h"
 #include "statefile.h"
 #include "troute_node.h"
 
-/*
- * Bursts of faults are coalesced: after a computation the next waits
- * TD_ROUTES_HOLDOFF_MS, doubled per computation while changes keep
- * coming (a flapping link state), up to TD_ROUTES_HOLDOFF_MAX_MS; a
- * change after TD_ROUTES_QUIET_MS without computation is computed at
- * once, with the holdoff back at its start.
- */
-#define TD_ROUTES_HOLDOFF_MS		200
-#define TD_ROUTES_HOLDOFF_MAX_MS	3200
-#define TD_ROUTES_QUIET_MS		1000
 /*
  * A node becomes a lamb only once its set has held this long: a lamb
  * drops its own traffic, and a link state that flaps (a starved
@@ -36,13 +27,10 @@
 struct td_routes {
 	/* the set the kernel holds (NULL: none yet); not movable */
 	struct troute_node_set	*set;
-	bool		pending;	/* the fault set may have changed */
+	struct td_holdoff hold;		/* the fault set may have changed */
 	uint32_t	ls_gen;		/* tc_ls_generation() last seen */
 	uint32_t	view_gen;	/* the placement last seen */
-	uint64_t	next_tick;	/* no computation before this tick */
-	uint64_t	last_tick;	/* tick of the last computation */
 	uint64_t	set_tick;	/* tick the installed set came in */
-	unsigned int	holdoff_ms;	/* the wait after the next one */
 	struct td_state_routes info;	/* for the state file */
 	/* the deadlock verdict of the geometry's fault-free graph */
 	struct troute_faults	cdg_geom;	/* its geometry (no arrays) */
