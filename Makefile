@@ -15,6 +15,9 @@
 #                   in the VM (~20 min); build/bench-coll/results.{json,md}
 #   make bench-routes  install time of 40,000 route exceptions in the VM,
 #                   beside a baseline build of torus.ko (ROUTES_BASELINE)
+#   make bench-reroute  the reroute scenario 3 times per configuration,
+#                   this torusd beside a baseline, quiet and busy guest
+#                   (~25 min); build/bench-reroute/results.{json,md}
 #   make reliability  fault storm, churn and a 60 s hostile-frame flood in
 #                   the VM (~30 min); figures in build/reliability/results.json
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
@@ -52,7 +55,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo demo-two bench bench-coll bench-routes reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
+.PHONY: all module tools deps check check-debug unit kunit vm-check demo demo-two bench bench-coll bench-routes bench-reroute reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
 
 all: module tools
 
@@ -146,6 +149,14 @@ bench-routes:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory all
 	tests/bench/bench-routes.sh
+
+# the reroute scenario over many runs, this torusd beside a baseline,
+# quiet and busy guest (tests/bench/bench-reroute.sh; REROUTE_RUNS,
+# REROUTE_LOADS, REROUTE_BASELINE)
+bench-reroute:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/bench/bench-reroute.sh
 
 bench-sim:
 	@$(MAKE) --no-print-directory deps
