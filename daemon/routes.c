@@ -25,6 +25,7 @@
 #include "log.h"
 #include "notify.h"
 #include "routes.h"
+#include "tcoll_tree.h"
 #include "torusd.h"
 
 /* wall-clock or (the figure that does not depend on load) CPU time */
@@ -125,6 +126,47 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 	err = td_nl_route_replace(&d->nl, d->ifindex, exc, n);
 	free(exc);
 	return err;
+}
+
+/*
+ * The collectives' combining tree over the members the set leaves
+ * (live, not lambs: a lamb cannot join), computed by every node alike
+ * (tcoll_tree.h); without faults the kernel's default tree.  A failure
+ * is logged: collectives then fail on the old tree, routes stand.
+ */
+static void install_tree(struct torusd *d, const struct troute_node_set *s)
+{
+	struct td_state_coll *c = &d->routes.info.coll;
+	bool fault_free = !s->dead && !s->cuts && !s->lambs;
+	struct tcoll_tree t;
+	int err;
+
+	if (tcoll_tree_build(&s->f, s->lamb, &t)) {
+		log_warn("collective tree: out of memory");
+		return;
+	}
+	memset(c, 0, sizeof(*c));
+	c->fault_free = fault_free;
+	c->parent = t.parent[s->self];
+	c->children = t.children[s->self];
+	c->depth = t.depth[s->self];
+	c->members = t.members;
+	c->roots = t.roots;
+	c->max_depth = t.max_depth;
+	c->max_fan_in = t.max_fan_in;
+	tcoll_tree_free(&t);
+	err = td_nl_coll_tree_set(&d->nl, d->ifindex, !fault_free, c->parent,
+				  c->children);
+	if (err) {
+		log_warn("collective tree: install failed: %s", d->nl.err);
+		return;
+	}
+	c->installed = true;
+	log_info("collective tree: %s, parent %s, %d children, depth %u (%u members, %u trees, depth %u, fan-in %u at most)",
+		 fault_free ? "the default one" : "around the faults",
+		 c->parent == TORUS_DIR_NONE ? "none (a root)" :
+		 td_dir_name(c->parent), __builtin_popcount(c->children),
+		 c->depth, c->members, c->roots, c->max_depth, c->max_fan_in);
 }
 
 static void refuse(const struct troute_node_set *s)
@@ -288,6 +330,7 @@ static bool compute(struct torusd *d)
 		 r->info.generation);
 	if (r->info.lamb && !r->set->lamb[self])
 		set_lamb(d, false);
+	install_tree(d, r->set);
 	d->state_dirty = true;
 	goto out;
 

@@ -170,6 +170,40 @@ void td_fmt_dims(char *buf, size_t len, const uint16_t *v, uint8_t wrap,
 					wrap & (1u << i) ? "" : "(mesh)");
 }
 
+static void coll_json(struct json_writer *jw, const struct td_state_coll *c)
+{
+	unsigned int dir;
+
+	jsonw_name(jw, "coll_tree");
+	jsonw_start_object(jw);
+	jsonw_name(jw, "installed");
+	jsonw_bool(jw, c->installed);
+	jsonw_name(jw, "default");
+	jsonw_bool(jw, c->fault_free);
+	jsonw_name(jw, "parent");
+	if (c->parent == TORUS_DIR_NONE)
+		jsonw_null(jw);
+	else
+		jsonw_string(jw, td_dir_name(c->parent));
+	jsonw_name(jw, "children");
+	jsonw_start_array(jw);
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
+		if (c->children & (1u << dir))
+			jsonw_string(jw, td_dir_name((uint8_t)dir));
+	jsonw_end_array(jw);
+	jsonw_name(jw, "depth");
+	jsonw_u64(jw, c->depth);
+	jsonw_name(jw, "members");
+	jsonw_u64(jw, c->members);
+	jsonw_name(jw, "roots");
+	jsonw_u64(jw, c->roots);
+	jsonw_name(jw, "max_depth");
+	jsonw_u64(jw, c->max_depth);
+	jsonw_name(jw, "max_fan_in");
+	jsonw_u64(jw, c->max_fan_in);
+	jsonw_end_object(jw);
+}
+
 static void routes_json(struct json_writer *jw,
 			const struct td_state_routes *r)
 {
@@ -201,6 +235,7 @@ static void routes_json(struct json_writer *jw,
 	jsonw_float(jw, "%.3f", r->compute_cpu_ms);
 	jsonw_name(jw, "computed_at_ms");
 	jsonw_u64(jw, r->computed_at_ms);
+	coll_json(jw, &r->coll);
 	jsonw_end_object(jw);
 }
 

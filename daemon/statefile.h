@@ -22,6 +22,16 @@ struct td_state_nbr {
 };
 
 /* the fault-tolerant routes torusd computed and installed (routes.c) */
+/* the collectives' combining tree torusd installed (tcoll_tree.h) */
+struct td_state_coll {
+	bool			installed;	/* TORUS_CMD_COLL_TREE_SET'd */
+	bool			fault_free;	/* the kernel's default tree */
+	uint8_t			parent;		/* direction, or none: a root */
+	uint16_t		children;	/* bit per direction */
+	uint32_t		depth;		/* this node's hops to its root */
+	uint32_t		members, roots, max_depth, max_fan_in;
+};
+
 struct td_state_routes {
 	bool			computed;	/* a set was computed */
 	bool			lamb;		/* this node is a lamb */
@@ -33,6 +43,7 @@ struct td_state_routes {
 	double			compute_ms;	/* the last computation */
 	double			compute_cpu_ms;	/* ... its CPU time */
 	uint64_t		computed_at_ms;	/* ... at (Unix time, ms) */
+	struct td_state_coll	coll;		/* the combining tree */
 };
 
 struct td_state_info {

@@ -645,6 +645,31 @@ nomsg:
 	return no_msg(nl, TORUS_CMD_PLAN_SET);
 }
 
+int td_nl_coll_tree_set(struct td_nl *nl, uint32_t ifindex, bool set,
+			uint8_t parent, uint32_t children)
+{
+	struct nlattr *nest;
+	struct nl_msg *msg;
+	int err;
+
+	msg = request(nl, TORUS_CMD_COLL_TREE_SET, 0, ifindex);
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_COLL_TREE_SET);
+	if (set) {
+		nest = nla_nest_start(msg, TORUS_A_COLL_TREE | NLA_F_NESTED);
+		if (!nest ||
+		    nla_put_u8(msg, TORUS_COLL_TREE_A_PARENT, parent) ||
+		    nla_put_u32(msg, TORUS_COLL_TREE_A_CHILDREN, children) ||
+		    nla_nest_end(msg, nest)) {
+			nlmsg_free(msg);
+			return no_msg(nl, TORUS_CMD_COLL_TREE_SET);
+		}
+	}
+	err = talk(nl, msg, TORUS_CMD_COLL_TREE_SET, NULL, NULL);
+	nlmsg_free(msg);
+	return err;
+}
+
 /*
  * The exceptions as struct torus_exc_rec records, packed into as few
  * TORUS_A_ROUTES_PACKED attributes as their 16-bit lengths allow: a

@@ -124,6 +124,13 @@ int td_nl_plan_set(struct td_nl *nl, uint32_t ifindex, unsigned int nplans,
  * Packed records (TORUS_A_ROUTES_PACKED); in the order of their
  * coordinate bytes, x first, the kernel has nothing to sort.
  */
+/*
+ * The node's combining tree for collectives: parent direction
+ * (TORUS_DIR_NONE: a root) and a bit per child direction; @set false
+ * goes back to the kernel's default tree
+ */
+int td_nl_coll_tree_set(struct td_nl *nl, uint32_t ifindex, bool set,
+			uint8_t parent, uint32_t children);
 int td_nl_route_replace(struct td_nl *nl, uint32_t ifindex,
 			const struct td_route_exc *exc, unsigned int n);
 

@@ -79,3 +79,13 @@ done
 [ "$bad" = 0 ] && pass routes-bad-args
 "$SIM" --routes paper --help | grep -q -- '--lambs-out' && pass routes-help ||
 	fail routes-help
+
+# the collectives' combining tree over the survivors (tcoll_tree.c):
+# one tree of every survivor but the lambs, no deeper than the fault-free
+# one by much, fan-in bounded by the directions (mesh: the paper's lambs)
+run routes-coll-tree '.coll_tree.max_roots == 1 and
+	.coll_tree.fault_free_depth == 45 and .coll_tree.max_depth <= 45 + 4
+	and .coll_tree.max_fan_in <= 6 and (.per_run | all(.coll_tree.members
+	== 4096 - .dead - .lambs and (.coll_tree.fan_in | add) ==
+	.coll_tree.members))' \
+	--routes paper --dims 16x16x16 --mesh xyz --dead-frac 0.03 --runs 3

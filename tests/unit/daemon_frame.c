@@ -272,6 +272,11 @@ UNIT_TEST(state_json_routes)
 		.ls_generation = 42, .installs = 3, .lambs = 1,
 		.exceptions = 12, .dead = 2, .cuts = 15, .compute_ms = 1.5,
 		.compute_cpu_ms = 0.25, .computed_at_ms = 1764000000123ull,
+		.coll = { .installed = true, .parent = TORUS_DIR(1, 1),
+			  .children = 1u << TORUS_DIR(0, 0) |
+				      1u << TORUS_DIR(2, 1),
+			  .depth = 3, .members = 62, .roots = 1,
+			  .max_depth = 6, .max_fan_in = 5 },
 	};
 	struct td_state_info si = { .ifname = "tor0" };
 	struct unit_capture cap;
@@ -295,7 +300,18 @@ UNIT_TEST(state_json_routes)
 			  "\"lambs\":1,\"exceptions\":12,\"dead\":2,"
 			  "\"cut\":15,\"compute_ms\":1.500,"
 			  "\"compute_cpu_ms\":0.250,"
-			  "\"computed_at_ms\":1764000000123}"));
+			  "\"computed_at_ms\":1764000000123,"
+			  "\"coll_tree\":{\"installed\":true,"
+			  "\"default\":false,\"parent\":\"-y\","
+			  "\"children\":[\"+x\",\"-z\"],\"depth\":3,"
+			  "\"members\":62,\"roots\":1,\"max_depth\":6,"
+			  "\"max_fan_in\":5}}"));
+	/* a root has no parent */
+	free(s);
+	r.coll.parent = TORUS_DIR_NONE;
+	td_state_json(unit_capture_begin(&cap), &si);
+	s = unit_capture_end(&cap);
+	UNIT_CHECK(strstr(s, "\"parent\":null,\"children\":[\"+x\","));
 	free(s);
 }
 

@@ -323,6 +323,9 @@ def main(argv):
                     RUN_DIR)
     ap.add_argument("--save", help="copy the run directory here at the "
                     "end (the guest's /run is gone with the VM)")
+    ap.add_argument("--no-collectives", action="store_true",
+                    help="leave out the collectives case (a torusd "
+                    "older than its trees: make bench-reroute)")
     args = ap.parse_args(argv)
     if not tl.find_torusd():
         skip("reroute_under_load", "torusd not built (make tools)")
@@ -483,6 +486,54 @@ def main(argv):
         sc.fig["exceptions_faulted"] = exc
         return "%d lambs %s, %d exceptions over %d survivors" % (
             len(lambs), lambs, exc, len(sts))
+
+    @case("reroute_collectives_around_the_dead")
+    def collectives():
+        """torusd installs a combining tree around the 2 dead nodes and
+        the 3 cut cables (daemon/core/tcoll_tree.c): every survivor's
+        state file says so, and a barrier and an allreduce on all 62
+        survivors complete with the exact sum (on the default tree the
+        dead nodes' cables would fail them with ENOLINK)."""
+        live = sc.live()
+        trees = {c: sc.state(c)["routes"]["coll_tree"] for c in live}
+        bad = [tl.fmt(c) for c, t in trees.items()
+               if not t["installed"] or t["default"] or
+               t["members"] != len(live) or t["roots"] != 1]
+        assert not bad, "trees not installed around the faults on %s: %s" \
+            % (bad[:4], trees[live[0]])
+        roots = [c for c, t in trees.items() if t["parent"] is None]
+        assert len(roots) == 1, roots
+
+        def coll(args_of):
+            procs = {c: subprocess.Popen(
+                [tl.TORUS, "-j", "-n", sc.rack.ns(c), "coll"] + args_of(c),
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for c in live}
+            out = {}
+            for c, p in procs.items():
+                so, se = p.communicate(timeout=120)
+                out[c] = (p.returncode, so, se.strip())
+            failed = ["%s: %s" % (tl.fmt(c), r[2]) for c, r in out.items()
+                      if r[0]]
+            assert not failed, "failed: %s" % failed[:4]
+            return out
+
+        coll(lambda c: ["barrier", "timeout", "30000"])
+        vals = {c: 1000 * c[0] + 100 * c[1] + 10 * c[2] + 7 for c in live}
+        out = coll(lambda c: ["allreduce", "type", "int64", "op", "sum",
+                              "timeout", "30000", str(vals[c])])
+        def result(text):
+            js = tl.loads_strict(text)
+            return tuple((js[0] if isinstance(js, list) else js)["result"])
+
+        got = {result(r[1]) for r in out.values()}
+        want = sum(vals.values())
+        assert got == {(want,)}, "allreduce: got %s want %d" % (got, want)
+        depth = max(t["max_depth"] for t in trees.values())
+        return "trees around the faults on all %d survivors (root %s, " \
+            "depth %d, fan-in %d at most); barrier and int64 sum (%d) " \
+            "on all" % (len(live), tl.fmt(roots[0]), depth,
+                        max(t["max_fan_in"] for t in trees.values()), want)
 
     @case("reroute_path_matches_kernel")
     def paths():
@@ -658,6 +709,8 @@ def main(argv):
             under_load()
             all_pairs()
             lambs()
+            if not args.no_collectives:
+                collectives()
             paths()
             restore()
             refuse()

@@ -22,6 +22,7 @@
 #include "sim.h"
 #include "troute_cdg.h"
 #include "troute_lamb.h"
+#include "tcoll_tree.h"
 #include "troute_table.h"
 
 static const char axis_names[] = TORUS_AXIS_NAMES;
@@ -410,8 +411,37 @@ struct run {
 	bool tabled;
 	struct troute_cdg_result cdg;
 	bool cdg_done;
-	double t_sets, t_lambs, t_verify, t_table, t_cdg;
+	struct tcoll_tree tree;		/* stats only: arrays freed */
+	unsigned int fan_in[2 * TORUS_MAX_AXES + 1];
+	double t_sets, t_lambs, t_verify, t_table, t_cdg, t_tree;
 };
+
+/* the collectives' combining tree over the survivors, not lambs */
+static int coll_tree(const struct troute_faults *f, const uint8_t *lamb,
+		     struct run *r)
+{
+	double t = now_ms();
+	unsigned int n;
+
+	if (tcoll_tree_build(f, lamb, &r->tree))
+		return -1;
+	r->t_tree = now_ms() - t;
+	for (n = 0; n < r->tree.nnodes; n++)
+		if (!f->dead[n] && !lamb[n])
+			r->fan_in[__builtin_popcount(r->tree.children[n])]++;
+	tcoll_tree_free(&r->tree);
+	return 0;
+}
+
+/* the default tree's depth: the fabric's without faults */
+static unsigned int tree_depth0(const struct troute_faults *f)
+{
+	unsigned int a, d = 0;
+
+	for (a = 0; a < f->ndims; a++)
+		d += f->wrap & (1u << a) ? f->dims[a] / 2 : f->dims[a] - 1;
+	return d;
+}
 
 static int table_node(const struct ropts *o, const struct troute_ctx *c,
 		      const uint8_t *lamb, unsigned int *node)
@@ -530,6 +560,8 @@ static int one_run(const struct ropts *o, uint64_t seed, bool first,
 		err = -1;
 		r->tabled = true;
 	}
+	if (coll_tree(&f, lamb, r))
+		goto out_sets;
 	if (o->cdg) {
 		t = now_ms();
 		if (troute_cdg_check(&c, &ps, NULL, &r->cdg))
@@ -574,6 +606,10 @@ static void print_run_text(const struct run *r)
 		       "max %u hops\n", r->tab_node, r->tab[TROUTE_DIRECT],
 		       r->tab[TROUTE_VIA], r->tab[TROUTE_UNREACHABLE],
 		       r->tab_max_hops);
+	printf("  collective tree: %u members, %u tree%s, depth %u, fan-in "
+	       "at most %u [%.1f ms]\n", r->tree.members, r->tree.roots,
+	       r->tree.roots == 1 ? "" : "s", r->tree.max_depth,
+	       r->tree.max_fan_in, r->t_tree);
 	if (r->cdg_done)
 		printf("  cdg: %llu channels, %llu dependencies, %s\n",
 		       (unsigned long long)r->cdg.channels,
@@ -595,6 +631,8 @@ static void jflt(struct json_writer *jw, const char *name, double v)
 
 static void print_run_json(struct json_writer *jw, const struct run *r)
 {
+	unsigned int i;
+
 	jsonw_start_object(jw);
 	jnum(jw, "seed", r->seed);
 	jnum(jw, "dead", r->dead);
@@ -634,6 +672,18 @@ static void print_run_json(struct json_writer *jw, const struct run *r)
 		jsonw_bool(jw, r->cdg.acyclic);
 		jsonw_end_object(jw);
 	}
+	jsonw_name(jw, "coll_tree");
+	jsonw_start_object(jw);
+	jnum(jw, "members", r->tree.members);
+	jnum(jw, "roots", r->tree.roots);
+	jnum(jw, "max_depth", r->tree.max_depth);
+	jnum(jw, "max_fan_in", r->tree.max_fan_in);
+	jsonw_name(jw, "fan_in");
+	jsonw_start_array(jw);
+	for (i = 0; i <= r->tree.max_fan_in; i++)
+		jsonw_u64(jw, r->fan_in[i]);
+	jsonw_end_array(jw);
+	jsonw_end_object(jw);
 	jsonw_name(jw, "time_ms");
 	jsonw_start_object(jw);
 	jflt(jw, "sets", r->t_sets);
@@ -641,6 +691,7 @@ static void print_run_json(struct json_writer *jw, const struct run *r)
 	jflt(jw, "verify", r->t_verify);
 	jflt(jw, "table", r->t_table);
 	jflt(jw, "cdg", r->t_cdg);
+	jflt(jw, "coll_tree", r->t_tree);
 	jsonw_end_object(jw);
 	jsonw_end_object(jw);
 }
@@ -659,6 +710,7 @@ int sim_routes_main(int argc, char **argv)
 {
 	double lsum = 0, csum = 0, tsum = 0, tabsum = 0;
 	unsigned int i, lmin = UINT32_MAX, lmax = 0, a;
+	unsigned int dmax = 0, fmax = 0, rmax = 0;
 	uint64_t bad_total = 0;
 	bool cycle = false;
 	struct json_writer *jw = NULL;
@@ -686,6 +738,9 @@ int sim_routes_main(int argc, char **argv)
 		lmax = r->st.lambs > lmax ? r->st.lambs : lmax;
 		bad_total += r->v.bad;
 		cycle |= r->cdg_done && !r->cdg.acyclic;
+		dmax = r->tree.max_depth > dmax ? r->tree.max_depth : dmax;
+		fmax = r->tree.max_fan_in > fmax ? r->tree.max_fan_in : fmax;
+		rmax = r->tree.roots > rmax ? r->tree.roots : rmax;
 	}
 	if (!o.json) {
 		printf("%s mode, %u runs: lambs mean %.3f min %u max %u; cover "
@@ -697,7 +752,9 @@ int sim_routes_main(int argc, char **argv)
 		if (o.verify)
 			printf("; verifier: %llu bad pairs",
 			       (unsigned long long)bad_total);
-		printf("\n");
+		printf("; collective tree depth at most %u (%u without "
+		       "faults), fan-in at most %u, %u tree%s at most\n", dmax,
+		       tree_depth0(&o.f), fmax, rmax, rmax == 1 ? "" : "s");
 	} else {
 		jw = jsonw_new(stdout);
 		jsonw_start_object(jw);
@@ -726,6 +783,13 @@ int sim_routes_main(int argc, char **argv)
 		jflt(jw, "lamb_ms_mean", tsum / o.runs);
 		jflt(jw, "table_ms_mean", tabsum / o.runs);
 		jnum(jw, "verify_bad_total", bad_total);
+		jsonw_name(jw, "coll_tree");
+		jsonw_start_object(jw);
+		jnum(jw, "max_depth", dmax);
+		jnum(jw, "fault_free_depth", tree_depth0(&o.f));
+		jnum(jw, "max_fan_in", fmax);
+		jnum(jw, "max_roots", rmax);
+		jsonw_end_object(jw);
 		jsonw_name(jw, "per_run");
 		jsonw_start_array(jw);
 		for (i = 0; i < o.runs; i++)
