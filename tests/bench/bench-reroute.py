@@ -106,13 +106,16 @@ def main(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--baseline-torusd", required=True)
     ap.add_argument("--baseline-name", default="baseline")
+    ap.add_argument("--torusd", default=os.path.join(TOP, "build", "bin",
+                                                      "torusd"),
+                    help="this build's torusd (default build/bin/torusd)")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--loads", default="0,2",
                     help="spinning processes in the guest, per config")
     ap.add_argument("--json", default="build/bench-reroute/results.json")
     ap.add_argument("--md", default="build/bench-reroute/results.md")
     args = ap.parse_args(argv)
-    this = os.path.join(TOP, "build", "bin", "torusd")
+    this = args.torusd
     res = {"runs": args.runs, "rows": []}
     for load in [int(v) for v in args.loads.split(",")]:
         for name, path in (("this build", this),

@@ -18,7 +18,9 @@ rm -rf "$base"
 mkdir -p "$base"
 git archive "$ref" daemon lib uapi tests/unit | tar -x -C "$base"
 make -s -C "$base/daemon" ../build/bin/torusd
+# this build's, copied: a rebuild meanwhile does not reach the runs
+cp build/bin/torusd "$base/torusd.this"
 tests/vm/run --timeout 5400 --mem 2048 -- python3 tests/bench/bench-reroute.py \
-	--baseline-torusd "$base/build/bin/torusd" \
+	--torusd "$base/torusd.this" --baseline-torusd "$base/build/bin/torusd" \
 	--baseline-name "$ref" --runs "${REROUTE_RUNS:-3}" \
 	--loads "${REROUTE_LOADS:-0,2}"
