@@ -773,16 +773,21 @@ static void coll_apply_or_fail(struct torus_coll_slot *s,
  * The node's tree now: for the whole fabric the installed one, or the
  * default over live cables; for a group (a bit per axis it spans) the
  * default tree of the sub-torus through this node: the other axes count
- * as extent 1, so the tree never leaves the group.
+ * as extent 1, so the tree never leaves the group.  A broadcast that
+ * knows its root's coordinates (@root, else NULL) runs on the default
+ * tree rooted there instead, unless the installed tree serves (torusd
+ * installs one around faults): *@rooted then says so.
  */
 static void coll_tree(struct torus_coll *coll, const struct torus_fib *fib,
-		      u16 group, u8 *parent, u32 *children)
+		      u16 group, const u8 *root, u8 *parent, u32 *children,
+		      bool *rooted)
 {
 	const struct torus_geom *g = &fib->geom;
-	u8 coord[TORUS_MAX_AXES] = { 0 };
+	u8 coord[TORUS_MAX_AXES] = { 0 }, from[TORUS_MAX_AXES] = { 0 };
 	u16 dims[TORUS_MAX_AXES];
 	unsigned int axis;
 
+	*rooted = false;
 	if (!group && coll->tree_set) {
 		*parent = coll->tree_parent;
 		*children = coll->tree_children;
@@ -793,10 +798,14 @@ static void coll_tree(struct torus_coll *coll, const struct torus_fib *fib,
 
 		dims[axis] = member ? g->dims[axis] : 1;
 		coord[axis] = member ? g->coord[axis] : 0;
+		from[axis] = member && root ? root[axis] : 0;
 	}
-	*parent = torus_coll_tree_parent(g->ndims, dims, g->wrap, coord);
-	*children = torus_coll_tree_children(g->ndims, dims, g->wrap,
-					     coord) & torus_fib_usable(fib);
+	*rooted = !!root;
+	*parent = torus_coll_tree_parent_from(g->ndims, dims, g->wrap, coord,
+					      from);
+	*children = torus_coll_tree_children_from(g->ndims, dims, g->wrap,
+						  coord, from) &
+		    torus_fib_usable(fib);
 }
 
 void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
@@ -804,12 +813,13 @@ void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
 {
 	struct torus_coll *coll = rtnl_dereference(node->coll);
 	const struct torus_fib *fib;
+	bool rooted;
 
 	rcu_read_lock();
 	fib = rcu_dereference(node->fib);
 	spin_lock_bh(&coll->lock);
 	*set = coll->tree_set;
-	coll_tree(coll, fib, 0, parent, children);
+	coll_tree(coll, fib, 0, NULL, parent, children, &rooted);
 	spin_unlock_bh(&coll->lock);
 	rcu_read_unlock();
 }
@@ -924,6 +934,7 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	struct sk_buff *skb;
 	struct coll_out out;
 	u32 children, i, rank;
+	bool rooted;
 	u8 parent;
 	int err;
 
@@ -957,7 +968,10 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		goto unlock;
 	}
 	coll->next_seq[req->group]++;
-	coll_tree(coll, fib, req->group, &parent, &children);
+	coll_tree(coll, fib, req->group,
+		  req->kind == TORUS_COLL_BCAST && req->has_root_coord &&
+		  req->count <= TORUS_COLL_ROOTED_MAX ? req->root_coord : NULL,
+		  &parent, &children, &rooted);
 	s->kind = req->kind;
 	s->type = req->type;
 	s->op = req->op;
@@ -967,7 +981,9 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->reduce_root = req->kind == TORUS_COLL_REDUCE && req->root;
 	s->parent = parent;
 	s->children = children;
-	s->pending = children;
+	/* a rooted broadcast only comes down: nothing owed from below */
+	s->rooted = rooted;
+	s->pending = rooted ? 0 : children;
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;
 	s->vals = arr.vals;
@@ -981,7 +997,9 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->done.net = req->net;
 	s->done.portid = req->portid;
 	s->done.nlseq = req->nlseq;
-	s->state = TORUS_COLL_JOINED;
+	/* below the root of a rooted broadcast: wait for it at once */
+	s->state = rooted && parent != TORUS_DIR_NONE ? TORUS_COLL_UP_SENT :
+		   TORUS_COLL_JOINED;
 	s->deadline = jiffies + msecs_to_jiffies(req->timeout_ms);
 	mod_timer(&s->timer, s->deadline);
 	/* cut off from the root, or failed by a neighbour already: fail it
@@ -992,7 +1010,8 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	else if (s->aborted)
 		coll_fail(s, -ECONNABORTED, &fib->geom, TORUS_DIR_NONE, &out);
 	/* what the neighbours sent before this node joined */
-	while (s->state == TORUS_COLL_JOINED &&
+	while ((s->state == TORUS_COLL_JOINED ||
+		s->state == TORUS_COLL_UP_SENT) &&
 	       (skb = __skb_dequeue(&s->early)))
 		coll_apply_or_fail(s, &fib->geom, skb, &out);
 	if (s->state == TORUS_COLL_JOINED)
@@ -1074,12 +1093,12 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 	group = ntohs(ch->group);
 	s = coll_find(coll, group, seq);
 	if (!s) {
-		/* a contribution or an abort ahead of this node's own join;
-		 * anything else is for an operation this node has finished
-		 * or failed
+		/* a contribution, an abort or a rooted broadcast's data
+		 * ahead of this node's own join (a DOWN frame of another
+		 * kind is ignored at the join); a number behind is for an
+		 * operation this node has finished or failed
 		 */
-		if (ch->phase == TORUS_COLL_DOWN ||
-		    (s32)(seq - coll->next_seq[group]) < 0)
+		if ((s32)(seq - coll->next_seq[group]) < 0)
 			goto drop;
 		s = coll_alloc(coll, group, seq, TORUS_COLL_EARLY_MS);
 		if (!s)

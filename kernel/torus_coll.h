@@ -25,6 +25,16 @@ struct torus_port;
 #define TORUS_COLL_GROUPS	BIT(TORUS_MAX_AXES)
 /* frames kept per operation until this node joins it */
 #define TORUS_COLL_EARLY_MAX	256
+/*
+ * A broadcast of at most this many elements runs down the tree rooted
+ * at its root with no phase up (a late node delays only the nodes below
+ * it).  Nothing then holds the root back: a node keeps what comes ahead
+ * of its own join in its slots, and a root more than TORUS_COLL_SLOTS
+ * operations ahead of a node makes that node's later ones fail.  So
+ * larger ones, which libtorus sends 32 segments at a time, keep the
+ * phase up, which paces every node to the slowest.
+ */
+#define TORUS_COLL_ROOTED_MAX	64
 /* an operation only neighbours have joined is forgotten after this */
 #define TORUS_COLL_EARLY_MS	TORUS_COLL_TIMEOUT_MS_MAX
 /* bytes of elements in a frame: at least what a standard Ethernet frame
@@ -95,6 +105,7 @@ struct torus_coll;
  * @reduce_root: reduce: this node is the root, the one answered with data
  * @has_params: @kind, @type, @op, @count are known
  * @aborted: a neighbour failed the operation before this node joined
+ * @rooted: a broadcast down the tree rooted at its root: no phase up
  */
 struct torus_coll_slot {
 	struct torus_coll *coll;
@@ -122,6 +133,7 @@ struct torus_coll_slot {
 	bool reduce_root;
 	bool has_params;
 	bool aborted;
+	bool rooted;
 };
 
 /**
@@ -158,6 +170,8 @@ struct torus_coll {
  * @op: enum torus_coll_op
  * @group: 0 (the whole fabric) or a bit per axis the group spans
  * @root: broadcast and reduce: this node is the root
+ * @has_root_coord: @root_coord holds the root's coordinates
+ * @root_coord: broadcast and reduce: the root's coordinates
  * @count: elements
  * @timeout_ms: fail after this long
  * @data: @count elements in host order (allreduce, broadcast root)
@@ -171,6 +185,8 @@ struct torus_coll_req {
 	u8 type;
 	u8 op;
 	bool root;
+	bool has_root_coord;
+	u8 root_coord[TORUS_MAX_AXES];
 	u32 count;
 	u32 timeout_ms;
 	const void *data;

@@ -115,7 +115,7 @@ static int coll_nl_group(struct genl_info *info, struct torus_node *node,
 }
 
 static int coll_nl_root(struct genl_info *info, struct torus_node *node,
-			u16 group, bool *root)
+			u16 group, struct torus_coll_req *req)
 {
 	u8 coord[TORUS_MAX_AXES], own[TORUS_MAX_AXES];
 	const struct torus_fib *fib;
@@ -149,7 +149,9 @@ static int coll_nl_root(struct genl_info *info, struct torus_node *node,
 					    "torus: the root is not in this node's group");
 			return -EINVAL;
 		}
-	*root = !memcmp(coord, own, TORUS_MAX_AXES);
+	req->root = !memcmp(coord, own, TORUS_MAX_AXES);
+	memcpy(req->root_coord, coord, TORUS_MAX_AXES);
+	req->has_root_coord = true;
 	return 0;
 }
 
@@ -209,7 +211,7 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		goto out;
 	if (req.kind == TORUS_COLL_BCAST || req.kind == TORUS_COLL_REDUCE) {
-		err = coll_nl_root(info, node, req.group, &req.root);
+		err = coll_nl_root(info, node, req.group, &req);
 		if (err)
 			goto out;
 	}

@@ -763,6 +763,7 @@ struct coll_fixture {
 	struct coll_fx_answer answer[COLL_FX_ANSWERS];
 	unsigned int answers;
 	u16 send_group;		/* the group of the frames sent in */
+	bool send_bcast;	/* ... and a broadcast's, not a sum's */
 };
 
 /* the reply hook is global to the node; one fixture at a time */
@@ -957,9 +958,9 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 		       1);
 	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
 	ch->phase = phase;
-	ch->kind = TORUS_COLL_ALLREDUCE;
+	ch->kind = fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE;
 	ch->type = TORUS_COLL_INT64;
-	ch->op = TORUS_COLL_SUM;
+	ch->op = fx->send_bcast ? 0 : TORUS_COLL_SUM;
 	ch->group = htons(fx->send_group);
 	ch->seq = htonl(seq);
 	ch->count = htonl(count);
@@ -1030,6 +1031,82 @@ static u8 coll_fx_phase(struct kunit *test, struct sk_buff_head *q)
 	return phase;
 }
 
+/* The operation answered @n-th (from 0) succeeded with @val. */
+static void coll_fx_expect_answer(struct kunit *test, struct coll_fixture *fx,
+				  unsigned int n, u64 val)
+{
+	coll_fx_wait(fx, NULL, n + 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, n + 1);
+	KUNIT_EXPECT_EQ(test, fx->answer[n].err, 0);
+	KUNIT_EXPECT_EQ(test, fx->answer[n].val, val);
+}
+
+/*
+ * This node (1 on a line of 3) joins an int64 broadcast of one element
+ * from the node at @root, giving @v if it is the root.
+ */
+static int coll_fx_bcast(struct coll_fixture *fx, u8 root, s64 v)
+{
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_BCAST,
+		.type = TORUS_COLL_INT64,
+		.root = root == 1,
+		.has_root_coord = true,
+		.root_coord = { root },
+		.count = 1,
+		.timeout_ms = 5000,
+		.data = root == 1 ? &v : NULL,
+		.net = &init_net,
+	};
+	int err;
+
+	rtnl_lock();
+	err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
+	rtnl_unlock();
+	return err;
+}
+
+/*
+ * A broadcast runs down the tree rooted at its root, with no phase up:
+ * below the root (at 0) this node sends nothing up and passes the data
+ * down as it comes, also when it came before the join (a late node
+ * delays only what is below it); at the root it sends down at once.
+ */
+static void torus_coll_rooted_bcast_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	fx->send_bcast = true;
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 0, 0), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 100);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 77);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
+					    TORUS_COLL_DOWN, 0), 77);
+	coll_fx_expect_answer(test, fx, 0, 77);
+
+	/* the data came first: passed on and answered at the join */
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 1, 78);
+	msleep(50);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 0, 0), 0);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
+					    TORUS_COLL_DOWN, 1), 78);
+	coll_fx_expect_answer(test, fx, 1, 78);
+
+	/* the root: both neighbours are its children, nothing to wait for */
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 1, 79), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_DOWN, 2), 79);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
+					    TORUS_COLL_DOWN, 2), 79);
+	coll_fx_expect_answer(test, fx, 2, 79);
+}
+
 /* Up from the child, combined, to the parent; down again to both. */
 static void torus_coll_updown_test(struct kunit *test)
 {
@@ -1047,10 +1124,7 @@ static void torus_coll_updown_test(struct kunit *test)
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
 					    TORUS_COLL_DOWN, 0), 100);
-	coll_fx_wait(fx, NULL, 1, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, 0);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].val, 100ULL);
+	coll_fx_expect_answer(test, fx, 0, 100);
 }
 
 /* A child's part that comes before this node joins is kept. */
@@ -1325,6 +1399,7 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_updown_test),
 	KUNIT_CASE(torus_coll_early_test),
+	KUNIT_CASE(torus_coll_rooted_bcast_test),
 	KUNIT_CASE(torus_coll_timeout_test),
 	KUNIT_CASE(torus_coll_in_flight_test),
 	KUNIT_CASE(torus_coll_malformed_test),

@@ -5,11 +5,48 @@
  * neighbour towards x = 0 (the shorter way round a ring, "-" on a tie);
  * a node on the x = 0 plane whose y is not 0 sends towards y = 0; and so
  * on; the node at the origin is the root.  Depth: the sum over the axes
- * of extent / 2 on rings, extent - 1 on lines.
+ * of extent / 2 on rings, extent - 1 on lines.  The same tree rooted at
+ * any node carries a broadcast from it (the _from variants).
  */
 #include <linux/torus.h>
 
 #include "torus_coll_tree.h"
+
+/**
+ * torus_coll_tree_parent_from - the direction to a node's parent in the
+ *	dimension-wise tree rooted at @root
+ * @ndims: number of axes
+ * @dims: extent per axis
+ * @wrap: bit per axis that is a ring
+ * @coord: the node's coordinates
+ * @root: the root's coordinates
+ *
+ * The first axis on which the node and the root differ, towards the
+ * root: the shorter way round a ring ("-" on a tie).  A broadcast runs
+ * down this tree from its root, along the root's line first, then along
+ * the lines through it, as the patent pipelines it.
+ *
+ * Return: a global direction, TORUS_DIR_NONE at the root.
+ */
+u8 torus_coll_tree_parent_from(unsigned int ndims, const u16 *dims, u8 wrap,
+			       const u8 *coord, const u8 *root)
+{
+	unsigned int axis;
+
+	for (axis = 0; axis < ndims; axis++) {
+		unsigned int c = coord[axis], r = root[axis], d = dims[axis];
+
+		if (c == r)
+			continue;
+		if (!(wrap & (1U << axis)))
+			return TORUS_DIR(axis, c > r);
+		/* "+" only round a ring, when the wrap cable is closer */
+		return TORUS_DIR(axis, (c + d - r) % d <= d / 2);
+	}
+	return TORUS_DIR_NONE;
+}
+
+static const u8 coll_tree_origin[TORUS_MAX_AXES];
 
 /**
  * torus_coll_tree_parent - the direction to a node's parent
@@ -18,22 +55,15 @@
  * @wrap: bit per axis that is a ring
  * @coord: the node's coordinates
  *
+ * The default tree, rooted at the origin.
+ *
  * Return: a global direction, TORUS_DIR_NONE at the root.
  */
 u8 torus_coll_tree_parent(unsigned int ndims, const u16 *dims, u8 wrap,
 			  const u8 *coord)
 {
-	unsigned int axis;
-
-	for (axis = 0; axis < ndims; axis++) {
-		bool ring = wrap & (1U << axis);
-
-		if (!coord[axis])
-			continue;
-		/* "+" only round a ring, when the wrap cable is closer */
-		return TORUS_DIR(axis, !ring || coord[axis] <= dims[axis] / 2);
-	}
-	return TORUS_DIR_NONE;
+	return torus_coll_tree_parent_from(ndims, dims, wrap, coord,
+					   coll_tree_origin);
 }
 
 /* The neighbour in direction @dir: false if there is none (line end). */
@@ -57,19 +87,21 @@ static bool coll_tree_neighbor(unsigned int ndims, const u16 *dims, u8 wrap,
 }
 
 /**
- * torus_coll_tree_children - the directions of a node's children
+ * torus_coll_tree_children_from - the directions of a node's children in
+ *	the tree rooted at @root
  * @ndims: number of axes
  * @dims: extent per axis
  * @wrap: bit per axis that is a ring
  * @coord: the node's coordinates
+ * @root: the root's coordinates
  *
  * A neighbour is a child when its parent direction leads back over the
  * same cable (on a ring of two, both cables join the same two nodes).
  *
  * Return: a bit per global direction.
  */
-u32 torus_coll_tree_children(unsigned int ndims, const u16 *dims, u8 wrap,
-			     const u8 *coord)
+u32 torus_coll_tree_children_from(unsigned int ndims, const u16 *dims,
+				  u8 wrap, const u8 *coord, const u8 *root)
 {
 	u8 nb[TORUS_MAX_AXES] = { 0 };
 	u32 children = 0;
@@ -78,9 +110,27 @@ u32 torus_coll_tree_children(unsigned int ndims, const u16 *dims, u8 wrap,
 	for (dir = 0; dir < 2 * ndims; dir++) {
 		if (!coll_tree_neighbor(ndims, dims, wrap, coord, dir, nb))
 			continue;
-		if (torus_coll_tree_parent(ndims, dims, wrap, nb) ==
+		if (torus_coll_tree_parent_from(ndims, dims, wrap, nb, root) ==
 		    TORUS_DIR_OPPOSITE(dir))
 			children |= 1U << dir;
 	}
 	return children;
+}
+
+/**
+ * torus_coll_tree_children - the directions of a node's children
+ * @ndims: number of axes
+ * @dims: extent per axis
+ * @wrap: bit per axis that is a ring
+ * @coord: the node's coordinates
+ *
+ * The default tree, rooted at the origin.
+ *
+ * Return: a bit per global direction.
+ */
+u32 torus_coll_tree_children(unsigned int ndims, const u16 *dims, u8 wrap,
+			     const u8 *coord)
+{
+	return torus_coll_tree_children_from(ndims, dims, wrap, coord,
+					     coll_tree_origin);
 }

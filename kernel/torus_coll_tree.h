@@ -17,5 +17,9 @@ u8 torus_coll_tree_parent(unsigned int ndims, const u16 *dims, u8 wrap,
 			  const u8 *coord);
 u32 torus_coll_tree_children(unsigned int ndims, const u16 *dims, u8 wrap,
 			     const u8 *coord);
+u8 torus_coll_tree_parent_from(unsigned int ndims, const u16 *dims, u8 wrap,
+			       const u8 *coord, const u8 *root);
+u32 torus_coll_tree_children_from(unsigned int ndims, const u16 *dims,
+				  u8 wrap, const u8 *coord, const u8 *root);
 
 #endif /* _TORUS_COLL_TREE_H */

@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "tcoll_tree.h"
+#include "../../kernel/torus_coll_tree.h"
 
 #define NO_DEPTH	UINT32_MAX
 
 struct geo {
 	const struct troute_faults *f;
 	unsigned int stride[TORUS_MAX_AXES];
+	u16 dims[TORUS_MAX_AXES];
 	const uint8_t *skip;
 };
 
@@ -51,29 +53,13 @@ static long step(const struct geo *g, unsigned int n, unsigned int dir)
 	return member(g, n) ? (long)n : -1;
 }
 
-/*
- * The kernel's default parent direction of @n in a tree rooted at
- * @root (torus_coll_tree_parent() with coordinates taken from the
- * root): the first axis on which they differ, towards the root, the
- * shorter way round a ring ("-" on a tie).
- */
-static unsigned int default_parent(const struct geo *g, unsigned int n,
-				   unsigned int root)
+static void coord_of(const struct geo *g, unsigned int n, uint8_t *c)
 {
 	unsigned int axis;
 
-	for (axis = 0; axis < g->f->ndims; axis++) {
-		unsigned int c = coord_on(g, n, axis);
-		unsigned int r = coord_on(g, root, axis);
-		unsigned int d = g->f->dims[axis];
-
-		if (c == r)
-			continue;
-		if (!(g->f->wrap & (1u << axis)))
-			return TORUS_DIR(axis, c > r);
-		return TORUS_DIR(axis, (c + d - r) % d <= d / 2);
-	}
-	return TORUS_DIR_NONE;
+	memset(c, 0, TORUS_MAX_AXES);
+	for (axis = 0; axis < g->f->ndims; axis++)
+		c[axis] = (uint8_t)coord_on(g, n, axis);
 }
 
 /* breadth first from @root over members not reached yet */
@@ -81,6 +67,7 @@ static void spread(const struct geo *g, unsigned int root, uint32_t *dist,
 		   uint32_t *queue, struct tcoll_tree *t)
 {
 	unsigned int head = 0, tail = 0, n, dir, ndirs = 2 * g->f->ndims;
+	uint8_t rc[TORUS_MAX_AXES], nc[TORUS_MAX_AXES];
 	long m;
 
 	dist[root] = 0;
@@ -96,10 +83,14 @@ static void spread(const struct geo *g, unsigned int root, uint32_t *dist,
 		}
 	}
 	/* each reached node's parent: the default one when it is nearer */
+	coord_of(g, root, rc);
 	for (head = 1; head < tail; head++) {
-		unsigned int best = default_parent(g, queue[head], root);
+		unsigned int best;
 
 		n = queue[head];
+		coord_of(g, n, nc);
+		best = torus_coll_tree_parent_from(g->f->ndims, g->dims,
+						   (u8)g->f->wrap, nc, rc);
 		m = best == TORUS_DIR_NONE ? -1 : step(g, n, best);
 		if (m < 0 || dist[m] + 1 != dist[n]) {
 			for (best = 0; best < ndirs; best++) {
@@ -127,6 +118,7 @@ int tcoll_tree_build(const struct troute_faults *f, const uint8_t *skip,
 	memset(t, 0, sizeof(*t));
 	for (a = 0; a < f->ndims; a++) {
 		g.stride[a] = stride;
+		g.dims[a] = (u16)f->dims[a];
 		stride *= f->dims[a];
 	}
 	t->nnodes = stride;

@@ -6,8 +6,9 @@
  * Every node computes the same tree from the same fault set, so the
  * parent and children it installs (TORUS_CMD_COLL_TREE_SET) agree with
  * its neighbours' without coordination.  Without faults the tree is the
- * kernel's default one (kernel/torus_coll_tree.c: along x to x = 0,
- * then along y to y = 0, ..., the shorter way round rings); with faults
+ * kernel's default one (kernel/torus_coll_tree.c, built into the core
+ * by tcoll_default.c: along x to x = 0, then along y to y = 0, ..., the
+ * shorter way round rings); with faults
  * it is a shortest-path tree over live members and uncut cables, each
  * node's parent the default one when that neighbour is a member one hop
  * nearer the root, else the lowest such direction.

@@ -2,7 +2,8 @@
 /*
  * Unit tests of the collectives' combining tree over live nodes
  * (daemon/core/tcoll_tree.c): without faults it is the kernel's default
- * tree (kernel/torus_coll_tree.c, compiled in here); with dead nodes,
+ * tree (kernel/torus_coll_tree.c, in the core: tcoll_default.c); with
+ * a root elsewhere the kernel's broadcast tree; with dead nodes,
  * cut cables and lambs every member's parent is a member over an uncut
  * cable one hop nearer the root, children mirror parents, and the
  * faults' parts each get a root.
@@ -13,7 +14,7 @@
 
 #include "tcoll_tree.h"
 #include "unit.h"
-#include "../../kernel/torus_coll_tree.c"
+#include "../../kernel/torus_coll_tree.h"
 
 #define MAXN	512
 
@@ -258,7 +259,74 @@ UNIT_TEST(coll_tree_random_faults)
 	}
 }
 
+/*
+ * The kernel's broadcast tree from any root (torus_coll_tree_parent_from):
+ * every node reaches the root in its distance, children mirror parents
+ */
+UNIT_TEST(coll_tree_from_any_root)
+{
+	const unsigned int d3[3] = { 5, 4, 3 };
+	u16 dims[TORUS_MAX_AXES] = { 5, 4, 3 };
+	unsigned int wrap, root, n, hops, dir, want;
+	uint8_t rc[TORUS_MAX_AXES], c[TORUS_MAX_AXES];
+	struct fab fb;
+	long m;
+
+	for (wrap = 0; wrap < 8; wrap += 3) {
+		make(&fb, 3, d3, wrap);
+		for (root = 0; root < fb.nn; root += 7) {
+			coord(&fb, root, rc);
+			for (n = 0; n < fb.nn; n++) {
+				uint16_t kids = 0;
+
+				coord(&fb, n, c);
+				for (dir = 0; dir < 6; dir++) {
+					m = nbr(&fb, n, dir);
+					if (m >= 0) {
+						uint8_t mc[TORUS_MAX_AXES];
+
+						coord(&fb, (unsigned int)m, mc);
+						if (torus_coll_tree_parent_from(
+							3, dims, (u8)wrap, mc,
+							rc) ==
+						    TORUS_DIR_OPPOSITE(dir))
+							kids |= 1u << dir;
+					}
+				}
+				UNIT_CHECK(torus_coll_tree_children_from(
+					3, dims, (u8)wrap, c, rc) == kids);
+				/* the hops to the root: the distance */
+				want = 0;
+				for (dir = 0; dir < 3; dir++) {
+					unsigned int k = (c[dir] + d3[dir] -
+							  rc[dir]) % d3[dir];
+
+					if (wrap & (1u << dir))
+						want += k < d3[dir] - k ? k :
+							d3[dir] - k;
+					else
+						want += c[dir] > rc[dir] ?
+							c[dir] - rc[dir] :
+							rc[dir] - c[dir];
+				}
+				for (hops = 0, m = n; hops < 20 && m != root;
+				     hops++) {
+					coord(&fb, (unsigned int)m, c);
+					m = nbr(&fb, (unsigned int)m,
+						torus_coll_tree_parent_from(
+							3, dims, (u8)wrap, c,
+							rc));
+					if (m < 0)
+						break;
+				}
+				UNIT_CHECK(m == root && hops == want);
+			}
+		}
+	}
+}
+
 static const struct unit_case cases[] = {
+	UNIT_CASE(coll_tree_from_any_root),
 	UNIT_CASE(coll_tree_default_without_faults),
 	UNIT_CASE(coll_tree_around_dead_nodes_and_cuts),
 	UNIT_CASE(coll_tree_lambs_and_parts),

@@ -24,6 +24,8 @@ from torus_lab import Rack, TORUS, loads_strict  # noqa: E402
 DIMS = [3, 3, 3]
 # a leaf of the default tree (x = 1 sends to x = 0, nobody sends to it)
 VICTIM = (1, 1, 1)
+# a broadcast from 0,0,0 reaches the 8 other nodes of z = 1 through it
+LATE = (0, 0, 1)
 
 
 def fmt(c):
@@ -184,6 +186,75 @@ def check_bcast(rack):
     bad = [fmt(c) for c, r in res.items() if r[1]["bits"] != want]
     assert not bad, "wrong data on " + " ".join(bad)
     return "3 doubles from 1,2,0"
+
+
+def downstream(c, root, dims=DIMS):
+    """Whether c's path to root in the broadcast tree rooted at root
+    (kernel/torus_coll_tree.c: the first axis on which they differ,
+    the shorter way round the ring, "-" on a tie) passes through LATE."""
+    while c != root:
+        if c == LATE:
+            return True
+        for a in range(3):
+            if c[a] != root[a]:
+                d = dims[a]
+                step = -1 if (c[a] - root[a]) % d <= d // 2 else 1
+                c = tuple((c[k] + step) % d if k == a else c[k]
+                          for k in range(3))
+                break
+    return False
+
+
+@case("coll_broadcast_late_node_delays_only_downstream")
+def check_late(rack):
+    """The patent's broadcast: down the tree rooted at the root, along
+    its lines, with no phase up.  Every node but LATE starts at once; the
+    nodes not below LATE finish while it has not joined, the 8 below it
+    wait for it, and all get the data once it joins."""
+    root = (0, 0, 0)
+    data = [7, -1, 2 ** 40]
+    below = [c for c in rack.nodes if c != LATE and downstream(c, root)]
+    others = [c for c in rack.nodes if c != LATE and c not in below]
+
+    def start(c):
+        return subprocess.Popen(
+            [TORUS, "-j", "-n", rack.ns(c), "coll", "broadcast", "type",
+             "int64", "root", fmt(root), "timeout", "30000"] +
+            ([str(v) for v in data] if c == root else ["count", "3"]),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    t0 = time.monotonic()
+    procs = {c: start(c) for c in rack.nodes if c != LATE}
+    deadline = t0 + 20.0
+    while time.monotonic() < deadline and \
+            any(procs[c].poll() is None for c in others):
+        time.sleep(0.05)
+    t_others = time.monotonic() - t0
+    time.sleep(1.0)
+    waiting = [c for c in below if procs[c].poll() is None]
+    done_early = [fmt(c) for c in others if procs[c].poll() is not None]
+    t_late = time.monotonic() - t0
+    procs[LATE] = start(LATE)
+    bad = []
+    for c, p in procs.items():
+        so, se = p.communicate(timeout=60)
+        js = loads_strict(so) if p.returncode == 0 and so.strip() else None
+        if isinstance(js, list):
+            js = js[0]
+        if not js or js.get("result") != data:
+            bad.append("%s: rc %d %s %s" % (fmt(c), p.returncode,
+                                          se.strip(), so.strip()[:80]))
+    assert len(done_early) == len(others), \
+        "only %d of %d nodes not below %s finished before it joined" % (
+            len(done_early), len(others), fmt(LATE))
+    assert len(waiting) == len(below) == 8, \
+        "%d of %d nodes below %s went on without it" % (
+            len(below) - len(waiting), len(below), fmt(LATE))
+    assert not bad, "; ".join(bad[:4])
+    return "%d nodes not below %s done %.2f s after the start, %d below " \
+        "it waited until it joined at %.1f s; all %d got the data" % (
+            len(others), fmt(LATE), t_others, len(waiting), t_late,
+            len(procs))
 
 
 @case("coll_latency_vs_ping")
@@ -446,6 +517,7 @@ def main():
         check_segmented(rack)
         check_ints(rack)
         check_bcast(rack)
+        check_late(rack)
         check_reduce(rack)
         check_groups(rack)
         check_loc(rack)

@@ -694,7 +694,10 @@ enum torus_port_info_attr {
  * comes back down the same tree.  The default tree is dimension-wise:
  * along x lines to x = 0, then along the y line to y = 0, and so on, the
  * shorter way round a ring, over the cables that have carrier.  torusd
- * may install another (fault-aware) one.
+ * installs another around dead nodes, cut cables and lambs.  A broadcast
+ * of at most 64 elements on the default tree runs down that tree rooted
+ * at its root instead, with no phase up: a node that joins late delays
+ * only the nodes below it.
  *
  * Sums of floats and doubles are exact and rounded once at the root, to
  * nearest, ties to even, so every node gets the same bits whatever the
