@@ -909,6 +909,18 @@ static void torus_coll_engine_exit(struct kunit *test)
 	coll_fx = NULL;
 }
 
+/* This node joins the operation @req asks for. */
+static int coll_fx_join_req(struct coll_fixture *fx,
+			    const struct torus_coll_req *req)
+{
+	int err;
+
+	rtnl_lock();
+	err = torus_coll_join(netdev_priv(fx->node), req, NULL);
+	rtnl_unlock();
+	return err;
+}
+
 /* This node joins an int64 sum of one element. */
 static int coll_fx_join(struct coll_fixture *fx, s64 v, u32 timeout_ms)
 {
@@ -921,12 +933,8 @@ static int coll_fx_join(struct coll_fixture *fx, s64 v, u32 timeout_ms)
 		.data = &v,
 		.net = &init_net,
 	};
-	int err;
 
-	rtnl_lock();
-	err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
-	rtnl_unlock();
-	return err;
+	return coll_fx_join_req(fx, &req);
 }
 
 /*
@@ -1058,12 +1066,8 @@ static int coll_fx_bcast(struct coll_fixture *fx, u8 root, s64 v)
 		.data = root == 1 ? &v : NULL,
 		.net = &init_net,
 	};
-	int err;
 
-	rtnl_lock();
-	err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
-	rtnl_unlock();
-	return err;
+	return coll_fx_join_req(fx, &req);
 }
 
 /*

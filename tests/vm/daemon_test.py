@@ -435,9 +435,23 @@ def line():
         assert line_coords() == first, "reload moved: %s" % line_coords()
         # ... a rediscovery of every node at once starts afresh: l2's frame
         # numbers from its end.  (One node rediscovering alone rejoins the
-        # placed frame; that is the tool's case below.)
+        # placed frame; that is the tool's case below.)  "At once": the
+        # cables are down until all three have taken the signal, so that
+        # none rejoins the old frame of one a starved guest let lag.
+        for ns, port in (("l0", "a0"), ("l1", "b1")):
+            tl.run(["torus", "-n", ns, "cable", "set", port, "down"])
         for p in procs.values():
             p.send_signal(signal.SIGUSR1)
+
+        def signalled():
+            for ns in LINE:
+                with open(os.path.join(RUNS, ns + ".log")) as f:
+                    if "SIGUSR1: rediscovering" not in f.read():
+                        return False
+            return True
+        assert wait_for(signalled, 10), "SIGUSR1 not taken by all"
+        for ns, port in (("l0", "a0"), ("l1", "b1")):
+            tl.run(["torus", "-n", ns, "cable", "set", port, "up"])
         assert wait_for(lambda: line_coords() == {
             "l0": (2,), "l1": (1,), "l2": (0,)}, 30), line_coords()
         ok = wait_for(lambda: line_addrs("l0") == sorted(
