@@ -54,12 +54,51 @@ static void torport_update_carrier(struct net_device *dev)
 		torport_set_carrier(peer, on);
 }
 
+/* A collective frame: the one kind the cable keeps beyond its buffer. */
+static bool torport_frame_is_coll(struct sk_buff *skb)
+{
+	const struct torus_hdr *h;
+
+	if (eth_hdr(skb)->h_proto != htons(ETH_P_TORUS) ||
+	    !pskb_may_pull(skb, ETH_HLEN + offsetofend(struct torus_hdr, type)))
+		return false;
+	h = (const struct torus_hdr *)(skb->data + ETH_HLEN);
+	return h->type == TORUS_T_COLL;
+}
+
+/*
+ * Into the receiving end's own buffer; its NAPI hands it on.  Under RCU
+ * with BH off (dev_queue_xmit()).  Return: 0 or why it was dropped.
+ */
+static int torport_enqueue(struct net_device *peer, struct sk_buff *skb,
+			   bool coll)
+{
+	struct torport_priv *peer_priv = netdev_priv(peer);
+	unsigned int limit = coll ? TORPORT_RXQ_COLL_MAX : TORPORT_RXQ_LEN;
+	struct sk_buff_head *q = &peer_priv->rxq;
+	unsigned long flags;
+	int reason = 0;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (unlikely(!peer_priv->rx_on))
+		reason = TORUS_DROP_LINK_DOWN;
+	else if (unlikely(skb_queue_len(q) >= limit))
+		reason = TORUS_DROP_RX_FULL;
+	else
+		__skb_queue_tail(q, skb);
+	spin_unlock_irqrestore(&q->lock, flags);
+	if (!reason)
+		napi_schedule(&peer_priv->napi);
+	return reason;
+}
+
 static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct torport_priv *priv = netdev_priv(dev);
 	enum torus_drop_reason reason;
 	unsigned int len = skb->len;
 	struct net_device *peer;
+	bool coll;
 	u32 loss;
 
 	rcu_read_lock();
@@ -91,13 +130,16 @@ static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 		reason = TORUS_DROP_TOO_BIG;
 		goto drop;
 	}
+	coll = torport_frame_is_coll(skb);
 	skb_tx_timestamp(skb);
 	/* it frees the skb when it fails: what is left is memory */
 	if (unlikely(__dev_forward_skb(peer, skb))) {
 		torus_stats_drop(priv->stats, TORUS_DROP_NOMEM);
 		goto out;
 	}
-	netif_rx(skb);
+	reason = torport_enqueue(peer, skb, coll);
+	if (unlikely(reason))
+		goto drop;
 	torus_stats_tx(priv->stats, len);
 	torus_stats_rx(((struct torport_priv *)netdev_priv(peer))->stats,
 		       len);
@@ -111,19 +153,53 @@ out:
 	return NETDEV_TX_OK;
 }
 
+/* NAPI: the frames in this end's buffer, to the stack. */
+static int torport_poll(struct napi_struct *napi, int budget)
+{
+	struct torport_priv *priv = container_of(napi, struct torport_priv,
+						 napi);
+	struct sk_buff_head batch;
+	struct sk_buff *skb;
+	int done = 0;
+
+	__skb_queue_head_init(&batch);
+	spin_lock_irq(&priv->rxq.lock);
+	while (done < budget && (skb = __skb_dequeue(&priv->rxq))) {
+		__skb_queue_tail(&batch, skb);
+		done++;
+	}
+	spin_unlock_irq(&priv->rxq.lock);
+	while ((skb = __skb_dequeue(&batch)))
+		netif_receive_skb(skb);
+	if (done < budget)
+		napi_complete_done(napi, done);
+	return done;
+}
+
 static int torport_open(struct net_device *dev)
 {
 	struct torport_priv *priv = netdev_priv(dev);
 
 	if (!rtnl_dereference(priv->peer))
 		return -ENOTCONN;
+	napi_enable(&priv->napi);
+	spin_lock_irq(&priv->rxq.lock);
+	priv->rx_on = true;
+	spin_unlock_irq(&priv->rxq.lock);
 	torport_update_carrier(dev);
 	return 0;
 }
 
 static int torport_close(struct net_device *dev)
 {
+	struct torport_priv *priv = netdev_priv(dev);
+
 	torport_update_carrier(dev);
+	spin_lock_irq(&priv->rxq.lock);
+	priv->rx_on = false;
+	spin_unlock_irq(&priv->rxq.lock);
+	napi_disable(&priv->napi);
+	skb_queue_purge(&priv->rxq);
 	return 0;
 }
 
@@ -132,13 +208,18 @@ static int torport_init(struct net_device *dev)
 	struct torport_priv *priv = netdev_priv(dev);
 
 	priv->stats = torus_stats_alloc();
-	return priv->stats ? 0 : -ENOMEM;
+	if (!priv->stats)
+		return -ENOMEM;
+	skb_queue_head_init(&priv->rxq);
+	netif_napi_add(dev, &priv->napi, torport_poll);
+	return 0;
 }
 
 static void torport_free(struct net_device *dev)
 {
 	struct torport_priv *priv = netdev_priv(dev);
 
+	skb_queue_purge(&priv->rxq);
 	free_percpu(priv->stats);
 }
 

@@ -202,6 +202,10 @@ struct torus_node {
  * @loss_ppm: frames lost on purpose per million (fault injection)
  * @label: physical direction label of this end
  * @cut: the cable is cut: no carrier on either end
+ * @rx_on: this end is up and takes frames into @rxq (under @rxq.lock)
+ * @rxq: frames the peer sent, waiting for this end's @napi: the cable's
+ *	own receive buffer, so that no other device's burst fills it
+ * @napi: delivers @rxq to the stack (the node's rx_handler)
  */
 struct torport_priv {
 	struct net_device __rcu *peer;
@@ -209,7 +213,20 @@ struct torport_priv {
 	u32 loss_ppm;
 	u8 label;
 	bool cut;
+	bool rx_on;
+	struct sk_buff_head rxq;
+	struct napi_struct napi;
 };
+
+/*
+ * A torport's receive buffer, in frames.  Collective frames may fill it
+ * up to TORPORT_RXQ_COLL_MAX: the collectives have no retransmission, and
+ * what one node can have in flight towards a neighbour is bounded by its
+ * slots (TORUS_COLL_SLOTS), so their link is lossless as long as the
+ * peer drains it, as a real fabric's collective channel is by credits.
+ */
+#define TORPORT_RXQ_LEN		1024
+#define TORPORT_RXQ_COLL_MAX	16384
 
 /* torus_route.c: pure routing logic */
 bool torus_coord_valid(const struct torus_geom *g, const u8 *coord);

@@ -558,6 +558,8 @@ enum torus_plan_attr {
  *	the address of the header's source coordinates
  * @TORUS_DROP_LAMB: a frame for a lamb, or sent by a lamb's own stack
  * @TORUS_DROP_NO_PLAN: the frame's plan is not installed on this node
+ * @TORUS_DROP_RX_FULL: the receiving end of a torport cable had its
+ *	receive buffer full (its node did not keep up)
  */
 enum torus_drop_reason {
 	TORUS_DROP_MALFORMED,
@@ -577,6 +579,7 @@ enum torus_drop_reason {
 	TORUS_DROP_SPOOFED,
 	TORUS_DROP_LAMB,
 	TORUS_DROP_NO_PLAN,
+	TORUS_DROP_RX_FULL,
 	/* add new reasons above */
 	__TORUS_DROP_MAX,
 	TORUS_DROP_MAX = __TORUS_DROP_MAX - 1
@@ -586,7 +589,8 @@ enum torus_drop_reason {
 #define TORUS_DROP_NAMES {						\
 	"malformed", "version", "not_placed", "bad_addr", "no_port",	\
 	"link_down", "hop_limit", "loss", "no_peer", "proto", "nomem",	\
-	"too_big", "vlan", "other_host", "spoofed", "lamb", "no_plan" }
+	"too_big", "vlan", "other_host", "spoofed", "lamb", "no_plan",	\
+	"rx_full" }
 
 /**
  * enum torus_stats_attr - counters (all u64)

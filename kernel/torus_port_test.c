@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * KUnit: a torport cable's receive buffer.  One cable, both ends up, a
+ * packet handler counting what reaches the far end.  Bursts are sent with
+ * BH off, so the far end's NAPI cannot drain them before the burst ends:
+ * what fits in the buffer arrives, the rest is counted as rx_full on the
+ * sending end, and collective frames get their larger allowance.
+ */
+#include <kunit/test.h>
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/rtnetlink.h>
+
+#include "torus_priv.h"
+
+struct torport_fixture {
+	struct net_device *near, *far;
+	struct packet_type cap;
+	atomic_t got;
+};
+
+static int torport_fx_count(struct sk_buff *skb, struct net_device *dev,
+			    struct packet_type *pt, struct net_device *orig)
+{
+	struct torport_fixture *fx = pt->af_packet_priv;
+
+	atomic_inc(&fx->got);
+	consume_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static int torport_test_init(struct kunit *test)
+{
+	struct nlattr *tb[IFLA_MAX + 1] = {};
+	struct torport_fixture *fx;
+	struct torport_priv *priv;
+	int err;
+
+	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
+	if (!fx)
+		return -ENOMEM;
+	test->priv = fx;
+	rtnl_lock();
+	fx->near = rtnl_create_link(&init_net, "ktq%d", NET_NAME_ENUM,
+				    &torport_link_ops, tb, NULL);
+	if (IS_ERR(fx->near)) {
+		err = PTR_ERR(fx->near);
+		fx->near = NULL;
+		goto out;
+	}
+	err = torport_link_ops.newlink(&init_net, fx->near, tb, NULL, NULL);
+	if (err) {
+		free_netdev(fx->near);
+		fx->near = NULL;
+		goto out;
+	}
+	priv = netdev_priv(fx->near);
+	fx->far = rtnl_dereference(priv->peer);
+	err = dev_open(fx->near, NULL) ?: dev_open(fx->far, NULL);
+out:
+	rtnl_unlock();
+	if (err)
+		return err;
+	fx->cap.type = htons(ETH_P_TORUS);
+	fx->cap.dev = fx->far;
+	fx->cap.func = torport_fx_count;
+	fx->cap.af_packet_priv = fx;
+	dev_add_pack(&fx->cap);
+	return 0;
+}
+
+static void torport_test_exit(struct kunit *test)
+{
+	struct torport_fixture *fx = test->priv;
+	LIST_HEAD(list);
+
+	if (fx->cap.func)
+		dev_remove_pack(&fx->cap);
+	rtnl_lock();
+	if (fx->near)
+		torport_link_ops.dellink(fx->near, &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
+}
+
+/* A minimal fabric frame of @type, into the near end's transmit. */
+static void torport_fx_send(struct torport_fixture *fx, u8 type)
+{
+	u8 coord[TORUS_MAX_AXES] = {};
+	struct ethhdr *eth;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(NET_SKB_PAD + ETH_HLEN + TORUS_HDR_LEN, GFP_ATOMIC);
+	if (!skb)
+		return;
+	skb_reserve(skb, NET_SKB_PAD);
+	eth = skb_put(skb, ETH_HLEN);
+	eth_broadcast_addr(eth->h_dest);
+	ether_addr_copy(eth->h_source, fx->near->dev_addr);
+	eth->h_proto = htons(ETH_P_TORUS);
+	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), type, 0, coord, coord, 1);
+	skb_reset_mac_header(skb);
+	skb->dev = fx->near;
+	skb->protocol = htons(ETH_P_TORUS);
+	fx->near->netdev_ops->ndo_start_xmit(skb, fx->near);
+}
+
+/* @n frames of @type at once: the far end's NAPI runs after them. */
+static void torport_fx_send_many(struct torport_fixture *fx, u8 type,
+				 unsigned int n)
+{
+	unsigned int i;
+
+	local_bh_disable();
+	for (i = 0; i < n; i++)
+		torport_fx_send(fx, type);
+	local_bh_enable();
+}
+
+static struct sk_buff_head *torport_fx_rxq(struct net_device *dev)
+{
+	return &((struct torport_priv *)netdev_priv(dev))->rxq;
+}
+
+/* Wait until the far end's buffer is empty and nothing more arrives. */
+static void torport_fx_drain(struct torport_fixture *fx)
+{
+	int i, last = -1;
+
+	for (i = 0; i < 400; i++) {
+		if (atomic_read(&fx->got) == last &&
+		    skb_queue_empty_lockless(torport_fx_rxq(fx->far)))
+			break;
+		last = atomic_read(&fx->got);
+		usleep_range(5000, 10000);
+	}
+}
+
+static u64 torport_fx_drops(struct net_device *dev,
+			    enum torus_drop_reason reason)
+{
+	struct torport_priv *priv = netdev_priv(dev);
+	struct torus_stats st;
+
+	torus_stats_read(priv->stats, &st);
+	return st.drop[reason];
+}
+
+/* A burst of ordinary frames beyond the buffer loses what does not fit. */
+static void torport_rxq_bounds_a_burst(struct kunit *test)
+{
+	struct torport_fixture *fx = test->priv;
+	unsigned int extra = 300;
+
+	torport_fx_send_many(fx, TORUS_T_DATA, TORPORT_RXQ_LEN + extra);
+	torport_fx_drain(fx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->got), TORPORT_RXQ_LEN);
+	KUNIT_EXPECT_EQ(test, torport_fx_drops(fx->near, TORUS_DROP_RX_FULL),
+			(u64)extra);
+}
+
+/*
+ * Collective frames are not retransmitted: a burst several times the
+ * ordinary buffer arrives whole, with ordinary frames mixed in.
+ */
+static void torport_rxq_keeps_collective_frames(struct kunit *test)
+{
+	struct torport_fixture *fx = test->priv;
+	unsigned int n = 4 * TORPORT_RXQ_LEN, i;
+
+	local_bh_disable();
+	for (i = 0; i < n; i++)
+		torport_fx_send(fx, TORUS_T_COLL);
+	/* the buffer is past its ordinary size: an ordinary frame is lost */
+	torport_fx_send(fx, TORUS_T_DATA);
+	local_bh_enable();
+	torport_fx_drain(fx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->got), n);
+	KUNIT_EXPECT_EQ(test, torport_fx_drops(fx->near, TORUS_DROP_RX_FULL),
+			1ULL);
+}
+
+/* ... and beyond their own allowance they are lost too: memory is bounded. */
+static void torport_rxq_bounds_collective_frames(struct kunit *test)
+{
+	struct torport_fixture *fx = test->priv;
+
+	torport_fx_send_many(fx, TORUS_T_COLL, TORPORT_RXQ_COLL_MAX + 10);
+	torport_fx_drain(fx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->got), TORPORT_RXQ_COLL_MAX);
+	KUNIT_EXPECT_EQ(test, torport_fx_drops(fx->near, TORUS_DROP_RX_FULL),
+			10ULL);
+}
+
+/* An end taken down drops what waited in its buffer, and takes no more. */
+static void torport_rxq_purged_when_down(struct kunit *test)
+{
+	struct torport_fixture *fx = test->priv;
+	struct torport_priv *far = netdev_priv(fx->far);
+
+	/* hold the far end's NAPI so that the frames stay in its buffer */
+	napi_disable(&far->napi);
+	torport_fx_send_many(fx, TORUS_T_DATA, 100);
+	napi_enable(&far->napi);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(torport_fx_rxq(fx->far)), 100U);
+	rtnl_lock();
+	dev_close(fx->far);
+	rtnl_unlock();
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(torport_fx_rxq(fx->far)));
+	torport_fx_send_many(fx, TORUS_T_DATA, 5);
+	torport_fx_drain(fx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->got), 0);
+	KUNIT_EXPECT_EQ(test, torport_fx_drops(fx->near, TORUS_DROP_LINK_DOWN),
+			5ULL);
+}
+
+static struct kunit_case torport_test_cases[] = {
+	KUNIT_CASE(torport_rxq_bounds_a_burst),
+	KUNIT_CASE(torport_rxq_keeps_collective_frames),
+	KUNIT_CASE(torport_rxq_bounds_collective_frames),
+	KUNIT_CASE(torport_rxq_purged_when_down),
+	{}
+};
+
+static struct kunit_suite torport_test_suite = {
+	.name = "torport",
+	.init = torport_test_init,
+	.exit = torport_test_exit,
+	.test_cases = torport_test_cases,
+};
+
+kunit_test_suite(torport_test_suite);
