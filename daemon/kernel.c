@@ -335,7 +335,8 @@ void kernel_sync(struct torusd *d)
 	if (plan.installed != d->installed || plan.n)
 		d->state_dirty = true;
 	d->installed = plan.installed;
-	return;
+	if (!d->installed || in.exiting || !routes_audit_tree(d))
+		return;
 
 retry:
 	if (!d->stop)

@@ -128,24 +128,38 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 	return err;
 }
 
+/* Put torusd's tree (routes.info.coll) into the kernel. */
+static int push_tree(struct torusd *d)
+{
+	struct td_state_coll *c = &d->routes.info.coll;
+	int err;
+
+	err = td_nl_coll_tree_set(&d->nl, d->ifindex, !c->fault_free,
+				  c->parent, c->children);
+	c->installed = !err;
+	if (err)
+		log_warn("collective tree: install failed: %s", d->nl.err);
+	return err;
+}
+
 /*
  * The collectives' combining tree over the members the set leaves
  * (live, not lambs: a lamb cannot join), computed by every node alike
- * (tcoll_tree.h); without faults the kernel's default tree.  A failure
- * is logged: collectives then fail on the old tree, routes stand.
+ * (tcoll_tree.h); without faults the kernel's default tree.  A failed
+ * install is retried by the audit (routes_audit_tree()).
  */
 static void install_tree(struct torusd *d, const struct troute_node_set *s)
 {
 	struct td_state_coll *c = &d->routes.info.coll;
 	bool fault_free = !s->dead && !s->cuts && !s->lambs;
 	struct tcoll_tree t;
-	int err;
 
 	if (tcoll_tree_build(&s->f, s->lamb, &t)) {
 		log_warn("collective tree: out of memory");
 		return;
 	}
 	memset(c, 0, sizeof(*c));
+	c->computed = true;
 	c->fault_free = fault_free;
 	c->parent = t.parent[s->self];
 	c->children = t.children[s->self];
@@ -155,18 +169,39 @@ static void install_tree(struct torusd *d, const struct troute_node_set *s)
 	c->max_depth = t.max_depth;
 	c->max_fan_in = t.max_fan_in;
 	tcoll_tree_free(&t);
-	err = td_nl_coll_tree_set(&d->nl, d->ifindex, !fault_free, c->parent,
-				  c->children);
-	if (err) {
-		log_warn("collective tree: install failed: %s", d->nl.err);
+	if (push_tree(d))
 		return;
-	}
-	c->installed = true;
 	log_info("collective tree: %s, parent %s, %d children, depth %u (%u members, %u trees, depth %u, fan-in %u at most)",
 		 fault_free ? "the default one" : "around the faults",
 		 c->parent == TORUS_DIR_NONE ? "none (a root)" :
 		 td_dir_name(c->parent), __builtin_popcount(c->children),
 		 c->depth, c->members, c->roots, c->max_depth, c->max_fan_in);
+}
+
+/*
+ * At each audit of the kernel: the kernel's tree must be the one the
+ * installed route set gives (a node device recreated, a tool that set
+ * another, an install that failed).  Return: 0, or the netlink error.
+ */
+int routes_audit_tree(struct torusd *d)
+{
+	struct td_state_coll *c = &d->routes.info.coll;
+	struct td_ktree kt;
+	int err;
+
+	if (!d->routes.set || !c->computed)
+		return 0;
+	err = td_nl_coll_tree_get(&d->nl, d->ifindex, &kt);
+	if (err)
+		return err;
+	if (kt.set == !c->fault_free &&
+	    (!kt.set || (kt.parent == c->parent && kt.children == c->children)))
+		return 0;
+	log_warn("collective tree: the kernel has %s, not %s: installing it again",
+		 kt.set ? "another tree" : "its default tree",
+		 c->fault_free ? "the default one" : "the tree around the faults");
+	d->state_dirty = true;
+	return push_tree(d);
 }
 
 static void refuse(const struct troute_node_set *s)

@@ -45,6 +45,8 @@ void routes_service(struct torusd *d);
 /* the tick a pending computation waits for, or UINT64_MAX */
 uint64_t routes_next_tick(const struct torusd *d);
 void routes_free(struct torusd *d);
+/* the kernel's combining tree is the installed set's, or is put back */
+int routes_audit_tree(struct torusd *d);
 /*
  * Answer "path COORD" on the control socket: "ok", a "route" line, then
  * one "hop" line per hop (see torus(8), route path), or "error ...".

@@ -24,6 +24,7 @@ struct td_state_nbr {
 /* the fault-tolerant routes torusd computed and installed (routes.c) */
 /* the collectives' combining tree torusd installed (tcoll_tree.h) */
 struct td_state_coll {
+	bool			computed;	/* from the installed route set */
 	bool			installed;	/* TORUS_CMD_COLL_TREE_SET'd */
 	bool			fault_free;	/* the kernel's default tree */
 	uint8_t			parent;		/* direction, or none: a root */

@@ -46,6 +46,13 @@ static struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_GENERATION]	= { .type = NLA_U32 },
 	[TORUS_A_ROUTES_GENERATION] = { .type = NLA_U32 },
 	[TORUS_A_ROUTES_COUNT]	= { .type = NLA_U32 },
+	[TORUS_A_COLL_TREE]	= { .type = NLA_NESTED },
+	[TORUS_A_COLL_TREE_SET]	= { .type = NLA_U8 },
+};
+
+static struct nla_policy coll_tree_policy[TORUS_COLL_TREE_A_MAX + 1] = {
+	[TORUS_COLL_TREE_A_PARENT]	= { .type = NLA_U8 },
+	[TORUS_COLL_TREE_A_CHILDREN]	= { .type = NLA_U32 },
 };
 
 static struct nla_policy port_policy[TORUS_PORT_A_MAX + 1] = {
@@ -72,6 +79,10 @@ static const char *cmd_name(uint8_t cmd)
 		return "plan set";
 	case TORUS_CMD_ROUTE_BATCH:
 		return "route batch";
+	case TORUS_CMD_COLL_TREE_SET:
+		return "coll tree set";
+	case TORUS_CMD_COLL_TREE_GET:
+		return "coll tree get";
 	}
 	return "request";
 }
@@ -667,6 +678,42 @@ int td_nl_coll_tree_set(struct td_nl *nl, uint32_t ifindex, bool set,
 	}
 	err = talk(nl, msg, TORUS_CMD_COLL_TREE_SET, NULL, NULL);
 	nlmsg_free(msg);
+	return err;
+}
+
+static int coll_tree_get_parse(struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[TORUS_A_MAX + 1], *tt[TORUS_COLL_TREE_A_MAX + 1];
+	struct td_ktree *t = arg;
+
+	if (genlmsg_parse(nlh, 0, tb, TORUS_A_MAX, torus_policy) ||
+	    !tb[TORUS_A_COLL_TREE] || !tb[TORUS_A_COLL_TREE_SET] ||
+	    nla_parse_nested(tt, TORUS_COLL_TREE_A_MAX, tb[TORUS_A_COLL_TREE],
+			     coll_tree_policy) ||
+	    !tt[TORUS_COLL_TREE_A_PARENT] || !tt[TORUS_COLL_TREE_A_CHILDREN])
+		return -EPROTO;
+	t->set = nla_get_u8(tb[TORUS_A_COLL_TREE_SET]);
+	t->parent = nla_get_u8(tt[TORUS_COLL_TREE_A_PARENT]);
+	t->children = nla_get_u32(tt[TORUS_COLL_TREE_A_CHILDREN]);
+	t->valid = true;
+	return 0;
+}
+
+int td_nl_coll_tree_get(struct td_nl *nl, uint32_t ifindex,
+			struct td_ktree *t)
+{
+	struct nl_msg *msg = request(nl, TORUS_CMD_COLL_TREE_GET, 0, ifindex);
+	int err;
+
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_COLL_TREE_GET);
+	memset(t, 0, sizeof(*t));
+	err = talk(nl, msg, TORUS_CMD_COLL_TREE_GET, coll_tree_get_parse, t);
+	nlmsg_free(msg);
+	if (!err && !t->valid) {
+		snprintf(nl->err, sizeof(nl->err), "coll tree get: no reply");
+		err = -EPROTO;
+	}
 	return err;
 }
 

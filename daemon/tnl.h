@@ -131,6 +131,17 @@ int td_nl_plan_set(struct td_nl *nl, uint32_t ifindex, unsigned int nplans,
  */
 int td_nl_coll_tree_set(struct td_nl *nl, uint32_t ifindex, bool set,
 			uint8_t parent, uint32_t children);
+
+/* the node's combining tree as the kernel has it */
+struct td_ktree {
+	bool		valid;		/* the reply carried it */
+	bool		set;		/* installed, not the default */
+	uint8_t		parent;
+	uint32_t	children;
+};
+
+int td_nl_coll_tree_get(struct td_nl *nl, uint32_t ifindex,
+			struct td_ktree *t);
 int td_nl_route_replace(struct td_nl *nl, uint32_t ifindex,
 			const struct td_route_exc *exc, unsigned int n);
 

@@ -530,10 +530,32 @@ def main(argv):
         want = sum(vals.values())
         assert got == {(want,)}, "allreduce: got %s want %d" % (got, want)
         depth = max(t["max_depth"] for t in trees.values())
+        # a tool puts a survivor back on its default tree: torusd's audit
+        # (every 5 s) installs the tree around the faults again
+        victim = live[len(live) // 2]
+
+        def tree_kind():
+            js = tl.loads_strict(subprocess.run(
+                [tl.TORUS, "-j", "-n", sc.rack.ns(victim), "coll", "tree",
+                 "show", "dev", "tor0"], capture_output=True, text=True,
+                check=True).stdout)
+            return (js[0] if isinstance(js, list) else js)["tree"]
+
+        subprocess.run([tl.TORUS, "-n", sc.rack.ns(victim), "coll", "tree",
+                        "set", "dev", "tor0", "default"], check=True)
+        t0 = time.monotonic()
+        assert tree_kind() == "default", "the tool did not reset the tree"
+        while tree_kind() != "installed":
+            assert time.monotonic() - t0 < 20, \
+                "torusd did not put the tree back on %s" % tl.fmt(victim)
+            time.sleep(0.2)
+        back = time.monotonic() - t0
         return "trees around the faults on all %d survivors (root %s, " \
             "depth %d, fan-in %d at most); barrier and int64 sum (%d) " \
-            "on all" % (len(live), tl.fmt(roots[0]), depth,
-                        max(t["max_fan_in"] for t in trees.values()), want)
+            "on all; a tree reset by hand reinstalled by torusd's audit " \
+            "after %.1f s" % (len(live), tl.fmt(roots[0]), depth,
+                              max(t["max_fan_in"] for t in trees.values()),
+                              want, back)
 
     @case("reroute_path_matches_kernel")
     def paths():
