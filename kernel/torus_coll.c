@@ -454,17 +454,26 @@ static void coll_neighbor(const struct torus_geom *g, u8 dir, u8 *out)
 }
 
 /*
- * Bytes of elements per frame: as many as the node's MTU (its ports'
- * smallest) allows, so raising the ports' MTU cuts the frames per
- * message; never less than a standard frame's (a smaller MTU drops
- * collective frames, see the README), never more than
- * TORUS_COLL_FRAME_MAX (an atomic allocation).
+ * Bytes of elements per frame to the neighbour in @dir.  A torport
+ * cable carries a collective frame of up to TORUS_COLL_FRAME_MAX bytes
+ * whatever its MTU, as it carries a GSO packet whole (torus_port.c):
+ * the frames of a message are few, and so is the work per frame at each
+ * hop.  Other ports get as many as their MTU allows, never less than a
+ * standard frame's (a smaller MTU drops collective frames, see the
+ * README).  Under rcu_read_lock().
  */
-static unsigned int coll_frame_room(const struct torus_coll_slot *s)
+static unsigned int coll_frame_room(const struct torus_coll_slot *s, u8 dir)
 {
-	unsigned int mtu = READ_ONCE(s->coll->node->dev->mtu);
+	const struct torus_fib *fib = rcu_dereference(s->coll->node->fib);
+	const struct torus_port *port = NULL;
+	unsigned int mtu;
 
-	return clamp_t(unsigned int, mtu - TORUS_COLL_HDR_LEN,
+	if (fib && dir < TORUS_MAX_DIRS)
+		port = fib->map[dir];
+	if (port && netif_is_torport(port->dev))
+		return TORUS_COLL_FRAME_MAX;
+	mtu = READ_ONCE((port ? port->dev : s->coll->node->dev)->mtu);
+	return clamp_t(unsigned int, mtu - TORUS_HDR_LEN - TORUS_COLL_HDR_LEN,
 		       TORUS_COLL_FRAME_ROOM, TORUS_COLL_FRAME_MAX);
 }
 
@@ -478,7 +487,8 @@ static struct sk_buff *coll_frame_new(const struct torus_coll_slot *s,
 	struct torus_coll_hdr *ch;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(LL_MAX_HEADER + len, GFP_ATOMIC);
+	skb = alloc_skb(LL_MAX_HEADER + len, GFP_ATOMIC |
+			(room > TORUS_COLL_FRAME_ROOM ? __GFP_NOWARN : 0));
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, LL_MAX_HEADER);
@@ -595,31 +605,40 @@ static size_t coll_decode_merge(struct torus_coll_slot *s, u32 i,
 }
 
 /*
- * The frames of one message to the neighbour in @dir: the elements,
- * as many per frame as fit.  Return: 0 or -ENOMEM.
+ * A frame for elements from @first with room for *@room bytes of them;
+ * if a large one cannot be had now, a standard one (*@room shrinks).
  */
-static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
-		     u8 phase, u8 dir, struct coll_out *out)
+static struct sk_buff *coll_frame_alloc(const struct torus_coll_slot *s,
+					const struct torus_geom *g, u8 phase,
+					u8 dir, u32 first, unsigned int *room)
 {
-	unsigned int max_room = coll_frame_room(s);
+	struct sk_buff *skb = coll_frame_new(s, g, phase, dir, first, 0,
+					     *room);
+
+	if (!skb && *room > TORUS_COLL_FRAME_ROOM) {
+		*room = TORUS_COLL_FRAME_ROOM;
+		skb = coll_frame_new(s, g, phase, dir, first, 0, *room);
+	}
+	return skb;
+}
+
+/*
+ * The frames of elements [@from, @to) to the neighbour in @dir, as many
+ * per frame as fit.  Return: 0, -ENOMEM or -EMSGSIZE.
+ */
+static int coll_send_range(struct torus_coll_slot *s,
+			   const struct torus_geom *g, u8 phase, u8 dir,
+			   u32 from, u32 to, struct coll_out *out)
+{
+	unsigned int max_room = coll_frame_room(s, dir);
 	bool up = phase == TORUS_COLL_UP;
 	struct sk_buff *skb;
-	u32 i, first = 0;
+	u32 i, first = from;
 
-	if (phase == TORUS_COLL_UP && s->kind == TORUS_COLL_BCAST &&
-	    !s->has_data) {
-		/* nothing from this subtree: say so in one frame */
-		skb = coll_frame_new(s, g, phase, dir, 0, TORUS_COLL_F_EMPTY,
-				     0);
-		if (!skb)
-			return -ENOMEM;
-		coll_frame_close(skb, s->count, &out->frames);
-		return 0;
-	}
-	skb = coll_frame_new(s, g, phase, dir, 0, 0, max_room);
+	skb = coll_frame_alloc(s, g, phase, dir, first, &max_room);
 	if (!skb)
 		return -ENOMEM;
-	for (i = 0; i < s->count; i++) {
+	for (i = from; i < to; i++) {
 		unsigned int room = max_room - (skb->len - TORUS_HDR_LEN -
 						TORUS_COLL_HDR_LEN);
 		size_t len;
@@ -633,8 +652,8 @@ static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 			/* full: close this frame, the element opens the next */
 			coll_frame_close(skb, i - first, &out->frames);
 			first = i;
-			skb = coll_frame_new(s, g, phase, dir, first, 0,
-					     max_room);
+			skb = coll_frame_alloc(s, g, phase, dir, first,
+					       &max_room);
 			if (!skb)
 				return -ENOMEM;
 			i--;
@@ -642,8 +661,27 @@ static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
 		}
 		skb_put(skb, len);
 	}
-	coll_frame_close(skb, s->count - first, &out->frames);
+	coll_frame_close(skb, to - first, &out->frames);
 	return 0;
+}
+
+/* The whole message to the neighbour in @dir.  Return: 0 or -errno. */
+static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
+		     u8 phase, u8 dir, struct coll_out *out)
+{
+	struct sk_buff *skb;
+
+	if (phase == TORUS_COLL_UP && s->kind == TORUS_COLL_BCAST &&
+	    !s->has_data) {
+		/* nothing from this subtree: say so in one frame */
+		skb = coll_frame_new(s, g, phase, dir, 0, TORUS_COLL_F_EMPTY,
+				     0);
+		if (!skb)
+			return -ENOMEM;
+		coll_frame_close(skb, s->count, &out->frames);
+		return 0;
+	}
+	return coll_send_range(s, g, phase, dir, 0, s->count, out);
 }
 
 /* The operation may move on: send up, or at the root turn around. */
@@ -697,6 +735,50 @@ static void coll_progress(struct torus_coll_slot *s,
  * or taken as the result (DOWN).  Return: 0, or a negative errno that
  * fails the operation.
  */
+/*
+ * Cut-through, as the patent pipelines a broadcast: a DOWN frame goes on
+ * to every child as it came (its collective header and elements are the
+ * same for all), one hop further, as soon as it arrives; nothing is
+ * encoded again and a child need not wait for the whole message.
+ * @in: the frame, data at its collective header.  Return: 0 or -ENOMEM.
+ */
+static int coll_forward_down(struct torus_coll_slot *s,
+			     const struct torus_geom *g,
+			     const struct sk_buff *in, struct coll_out *out)
+{
+	const struct torus_coll_hdr *ch = (const void *)in->data;
+	u32 first = ntohl(ch->first), n = ntohl(ch->n);
+	u8 dst[TORUS_MAX_AXES];
+	struct sk_buff *skb;
+	unsigned int dir;
+	int err;
+
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+		if (!(s->children & BIT(dir)))
+			continue;
+		/* too large for that port (it came over a torport) */
+		if (in->len - TORUS_COLL_HDR_LEN > coll_frame_room(s, dir)) {
+			err = coll_send_range(s, g, TORUS_COLL_DOWN, dir,
+					      first, first + n, out);
+			if (err)
+				return err;
+			continue;
+		}
+		skb = alloc_skb(LL_MAX_HEADER + TORUS_HDR_LEN + in->len,
+				GFP_ATOMIC);
+		if (!skb)
+			return -ENOMEM;
+		skb_reserve(skb, LL_MAX_HEADER);
+		coll_neighbor(g, dir, dst);
+		torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0,
+			       g->coord, dst, 1);
+		skb_put_data(skb, in->data, in->len);
+		skb->cb[0] = dir;
+		__skb_queue_tail(&out->frames, skb);
+	}
+	return 0;
+}
+
 static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		      struct sk_buff *skb, struct coll_out *out)
 {
@@ -705,7 +787,7 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 	const u8 *p = skb->data + TORUS_COLL_HDR_LEN;
 	size_t left = skb->len - TORUS_COLL_HDR_LEN;
 	u32 first = ntohl(ch->first), n = ntohl(ch->n), i;
-	unsigned int dir;
+	int err;
 
 	if (ch->kind != s->kind || ch->type != s->type || ch->op != s->op ||
 	    ntohl(ch->count) != s->count)
@@ -724,13 +806,11 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 				s->locs[first + i] = get_unaligned_be32(p + 8);
 		}
 		s->down_got += n;
-		if (s->down_got < s->count)
-			return 0;
-		for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
-			if ((s->children & BIT(dir)) &&
-			    coll_send(s, g, TORUS_COLL_DOWN, dir, out))
-				return -ENOMEM;
-		coll_finish(s, 0, out);
+		err = coll_forward_down(s, g, skb, out);
+		if (err)
+			return err;
+		if (s->down_got >= s->count)
+			coll_finish(s, 0, out);
 		return 0;
 	}
 

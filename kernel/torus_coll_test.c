@@ -763,6 +763,7 @@ struct coll_fixture {
 	struct coll_fx_answer answer[COLL_FX_ANSWERS];
 	unsigned int answers;
 	u16 send_group;		/* the group of the frames sent in */
+	u32 send_first;		/* ... and their first element */
 	bool send_bcast;	/* ... and a broadcast's, not a sum's */
 };
 
@@ -970,6 +971,7 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 	ch->type = TORUS_COLL_INT64;
 	ch->op = fx->send_bcast ? 0 : TORUS_COLL_SUM;
 	ch->group = htons(fx->send_group);
+	ch->first = htonl(fx->send_first);
 	ch->seq = htonl(seq);
 	ch->count = htonl(count);
 	ch->n = htonl(n);
@@ -1129,6 +1131,57 @@ static void torus_coll_updown_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
 					    TORUS_COLL_DOWN, 0), 100);
 	coll_fx_expect_answer(test, fx, 0, 100);
+}
+
+/*
+ * Cut-through: each DOWN frame goes on to the child as it comes, before
+ * the rest of the message; the answer comes with the last.
+ */
+static void torus_coll_cut_through_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = TORUS_COLL_SUM,
+		.count = 4,
+		.timeout_ms = 5000,
+		.net = &init_net,
+	};
+	s64 v[4] = { 1, 1, 1, 1 };
+	const struct torus_coll_hdr *ch;
+	struct sk_buff *skb;
+
+	req.data = v;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 4, 4, 4, 2);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 3);
+	/* the first half of the result */
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, 4, 2, 2, 9);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	skb = skb_dequeue(&fx->to_child);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, ch->phase, TORUS_COLL_DOWN);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->first), 0U);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->n), 2U);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->count), 4U);
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	/* the second half: passed on too, and the answer is whole */
+	fx->send_first = 2;
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, 4, 2, 2, 9);
+	fx->send_first = 0;
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	skb = skb_dequeue(&fx->to_child);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->first), 2U);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->n), 2U);
+	kfree_skb(skb);
+	coll_fx_expect_answer(test, fx, 0, 9);
 }
 
 /* A child's part that comes before this node joins is kept. */
@@ -1357,12 +1410,13 @@ static void torus_coll_group_test(struct kunit *test)
 
 #define COLL_MTU_COUNT	1000
 
-/* With the ports' MTU raised, one frame carries what took six. */
+/*
+ * A torport carries a collective frame beyond its MTU, as it carries a
+ * GSO packet whole: at the standard MTU one frame takes 1000 int64
+ * (8000 bytes) up, where six frames of 1500 bytes would be needed.
+ */
 static void torus_coll_mtu_frames_test(struct kunit *test)
 {
-	struct coll_fixture *fx = test->priv;
-	struct net_device *devs[] = { fx->a_port, fx->a_far, fx->b_port,
-				      fx->b_far };
 	struct torus_coll_req req = {
 		.kind = TORUS_COLL_ALLREDUCE,
 		.type = TORUS_COLL_INT64,
@@ -1371,23 +1425,16 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 		.timeout_ms = 5000,
 		.net = &init_net,
 	};
+	struct coll_fixture *fx = test->priv;
 	const struct torus_coll_hdr *ch;
 	struct sk_buff *skb;
-	unsigned int i;
-	int err = 0;
 	s64 *v;
 
 	v = kunit_kcalloc(test, COLL_MTU_COUNT, sizeof(*v), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, v);
 	req.data = v;
-	rtnl_lock();
-	for (i = 0; i < ARRAY_SIZE(devs) && !err; i++)
-		err = dev_set_mtu(devs[i], 9000);
-	if (!err)
-		err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	KUNIT_EXPECT_EQ(test, fx->node->mtu, 9000U - TORUS_HDR_LEN);
+	KUNIT_ASSERT_EQ(test, fx->a_port->mtu, (unsigned int)ETH_DATA_LEN);
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
 			 COLL_MTU_COUNT, COLL_MTU_COUNT, 1);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
@@ -1396,12 +1443,14 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 	ch = (const void *)(skb->data + TORUS_HDR_LEN);
 	KUNIT_EXPECT_EQ(test, ch->phase, TORUS_COLL_UP);
 	KUNIT_EXPECT_EQ(test, ntohl(ch->n), (u32)COLL_MTU_COUNT);
+	KUNIT_EXPECT_GT(test, skb->len, ETH_DATA_LEN);
 	kfree_skb(skb);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 }
 
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_updown_test),
+	KUNIT_CASE(torus_coll_cut_through_test),
 	KUNIT_CASE(torus_coll_early_test),
 	KUNIT_CASE(torus_coll_rooted_bcast_test),
 	KUNIT_CASE(torus_coll_timeout_test),

@@ -126,17 +126,23 @@ static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 		reason = TORUS_DROP_LINK_DOWN;
 		goto drop;
 	}
-	if (unlikely(!is_skb_forwardable(peer, skb))) {
+	/* a collective frame may be larger than the MTU, as a GSO packet
+	 * is: the module makes them so (torus_coll.c); a packet socket
+	 * cannot send one beyond the MTU
+	 */
+	coll = torport_frame_is_coll(skb);
+	if (unlikely(!coll && !is_skb_forwardable(peer, skb))) {
 		reason = TORUS_DROP_TOO_BIG;
 		goto drop;
 	}
-	coll = torport_frame_is_coll(skb);
 	skb_tx_timestamp(skb);
 	/* it frees the skb when it fails: what is left is memory */
-	if (unlikely(__dev_forward_skb(peer, skb))) {
+	if (unlikely(____dev_forward_skb(peer, skb, !coll))) {
 		torus_stats_drop(priv->stats, TORUS_DROP_NOMEM);
 		goto out;
 	}
+	skb->protocol = eth_type_trans(skb, peer);
+	skb_postpull_rcsum(skb, eth_hdr(skb), ETH_HLEN);
 	reason = torport_enqueue(peer, skb, coll);
 	if (unlikely(reason))
 		goto drop;

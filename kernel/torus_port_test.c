@@ -85,14 +85,16 @@ static void torport_test_exit(struct kunit *test)
 	rtnl_unlock();
 }
 
-/* A minimal fabric frame of @type, into the near end's transmit. */
-static void torport_fx_send(struct torport_fixture *fx, u8 type)
+/* A fabric frame of @type with @pad bytes after its header, sent. */
+static void torport_fx_send_pad(struct torport_fixture *fx, u8 type,
+				unsigned int pad)
 {
 	u8 coord[TORUS_MAX_AXES] = {};
 	struct ethhdr *eth;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(NET_SKB_PAD + ETH_HLEN + TORUS_HDR_LEN, GFP_ATOMIC);
+	skb = alloc_skb(NET_SKB_PAD + ETH_HLEN + TORUS_HDR_LEN + pad,
+			GFP_ATOMIC);
 	if (!skb)
 		return;
 	skb_reserve(skb, NET_SKB_PAD);
@@ -101,10 +103,17 @@ static void torport_fx_send(struct torport_fixture *fx, u8 type)
 	ether_addr_copy(eth->h_source, fx->near->dev_addr);
 	eth->h_proto = htons(ETH_P_TORUS);
 	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), type, 0, coord, coord, 1);
+	skb_put_zero(skb, pad);
 	skb_reset_mac_header(skb);
 	skb->dev = fx->near;
 	skb->protocol = htons(ETH_P_TORUS);
 	fx->near->netdev_ops->ndo_start_xmit(skb, fx->near);
+}
+
+/* A minimal fabric frame of @type, into the near end's transmit. */
+static void torport_fx_send(struct torport_fixture *fx, u8 type)
+{
+	torport_fx_send_pad(fx, type, 0);
 }
 
 /* @n frames of @type at once: the far end's NAPI runs after them. */
@@ -216,7 +225,25 @@ static void torport_rxq_purged_when_down(struct kunit *test)
 			5ULL);
 }
 
+/*
+ * Beyond the MTU (1000 here): a collective frame passes, as a GSO packet
+ * would (the module makes them so); any other is too big.
+ */
+static void torport_collective_frames_beyond_mtu(struct kunit *test)
+{
+	struct torport_fixture *fx = test->priv;
+
+	torport_fx_send_pad(fx, TORUS_T_COLL, 8000);
+	torport_fx_send_pad(fx, TORUS_T_DATA, 8000);
+	torport_fx_send_pad(fx, TORUS_T_DATA, 900);
+	torport_fx_drain(fx);
+	KUNIT_EXPECT_EQ(test, atomic_read(&fx->got), 2);
+	KUNIT_EXPECT_EQ(test, torport_fx_drops(fx->near, TORUS_DROP_TOO_BIG),
+			1ULL);
+}
+
 static struct kunit_case torport_test_cases[] = {
+	KUNIT_CASE(torport_collective_frames_beyond_mtu),
 	KUNIT_CASE(torport_rxq_bounds_a_burst),
 	KUNIT_CASE(torport_rxq_keeps_collective_frames),
 	KUNIT_CASE(torport_rxq_bounds_collective_frames),

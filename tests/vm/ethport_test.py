@@ -223,7 +223,8 @@ def rack_cases(args, out):
     torusd = tl.find_torusd()
     if not torusd:
         for name in ("ethport_veth_rack_discovers",
-                     "ethport_veth_rack_pings", "ethport_veth_rack_tcp_gso"):
+                     "ethport_veth_rack_pings", "ethport_veth_rack_tcp_gso",
+                     "ethport_veth_rack_collectives"):
             skip(name, "torusd not built")
         return
     spec = tl.normalize_spec({"dims": args.dims, "wrap": args.wrap,
@@ -313,6 +314,31 @@ def rack_cases(args, out):
                                        gso_retr, base_bps / 1e6, base_retr,
                                        out["tcp"]["ratio"] or 0)
 
+    @case("ethport_veth_rack_collectives")
+    def collectives():
+        """collectives over veth ports: a 64 KiB allreduce and broadcast
+        (libtorus, every element checked) on every node; over a port that
+        is no torport the module cuts its frames to the port's MTU"""
+        assert state.get("nodes"), "no discovery"
+        res = {}
+        for op in ("allreduce", "bcast"):
+            procs = {c: subprocess.Popen(
+                ["ip", "netns", "exec", lab.rack.ns(c), "coll_bench", "-c",
+                 "-t", "30000", "-n", "2", "-w", "1", op, "65536"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                for c in lab.rack.nodes}
+            worst = 0.0
+            for c, p in procs.items():
+                so, se = p.communicate(timeout=300)
+                assert p.returncode == 0, "%s on %s: %s" % (
+                    op, lab.rack.ns(c), se.strip()[-300:])
+                worst = max(worst, tl.loads_strict(so)["avg_us"])
+            res[op] = worst
+        big = [k for k, n in node_drops(lab).items() if k[1] == "too_big"]
+        assert not big, "frames too big for a veth port: %s" % big
+        return "%d nodes: 64 KiB allreduce %.0f us, broadcast %.0f us" % (
+            len(lab.rack.nodes), res["allreduce"], res["bcast"])
+
     @case("ethport_relabel_keeps_the_cables")
     def relabel():
         """swapping the labels of a node's two x ports while torusd runs
@@ -368,6 +394,7 @@ def rack_cases(args, out):
         discovers()
         pings()
         tcp_gso()
+        collectives()
         relabel()
     finally:
         lab_stop(lab)
