@@ -16,6 +16,7 @@
 #include <asm/unaligned.h>
 
 #include "torus_priv.h"
+#include "torus_test.h"
 #include "torus_coll.h"
 #include "torus_coll_tree.h"
 
@@ -792,25 +793,6 @@ static int coll_fx_capture(struct sk_buff *skb, struct net_device *dev,
 	return NET_RX_SUCCESS;
 }
 
-static struct net_device *coll_fx_cable(struct net_device **far)
-{
-	struct nlattr *tb[IFLA_MAX + 1] = {};
-	struct torport_priv *priv;
-	struct net_device *dev;
-
-	dev = rtnl_create_link(&init_net, "kcp%d", NET_NAME_ENUM,
-			       &torport_link_ops, tb, NULL);
-	if (IS_ERR(dev))
-		return NULL;
-	if (torport_link_ops.newlink(&init_net, dev, tb, NULL, NULL)) {
-		free_netdev(dev);
-		return NULL;
-	}
-	priv = netdev_priv(dev);
-	*far = rtnl_dereference(priv->peer);
-	return dev;
-}
-
 static int coll_fx_setup(struct coll_fixture *fx)
 {
 	struct torus_geom g = { .ndims = 1, .dims = { 3 }, .coord = { 1 } };
@@ -829,8 +811,8 @@ static int coll_fx_setup(struct coll_fixture *fx)
 		fx->node = NULL;
 		return err;
 	}
-	fx->a_port = coll_fx_cable(&fx->a_far);
-	fx->b_port = coll_fx_cable(&fx->b_far);
+	fx->a_port = torus_test_cable(&fx->a_far);
+	fx->b_port = torus_test_cable(&fx->b_far);
 	if (!fx->a_port || !fx->b_port)
 		return -ENOMEM;
 	ops = fx->node->netdev_ops;

@@ -20,6 +20,7 @@
 #include <net/sch_generic.h>
 
 #include "torus_priv.h"
+#include "torus_test.h"
 
 struct torus_fwd_fixture {
 	struct net_device *node;
@@ -37,27 +38,6 @@ static int torus_fwd_capture(struct sk_buff *skb, struct net_device *dev,
 
 	skb_queue_tail(&fx->captured, skb);
 	return NET_RX_SUCCESS;
-}
-
-/* A torport cable; returns the end to enslave, @far the other. */
-static struct net_device *torus_fwd_cable(struct kunit *test,
-					  struct net_device **far)
-{
-	struct nlattr *tb[IFLA_MAX + 1] = {};
-	struct torport_priv *priv;
-	struct net_device *dev;
-
-	dev = rtnl_create_link(&init_net, "ktp%d", NET_NAME_ENUM,
-			       &torport_link_ops, tb, NULL);
-	if (IS_ERR(dev))
-		return NULL;
-	if (torport_link_ops.newlink(&init_net, dev, tb, NULL, NULL)) {
-		free_netdev(dev);
-		return NULL;
-	}
-	priv = netdev_priv(dev);
-	*far = rtnl_dereference(priv->peer);
-	return dev;
 }
 
 static int torus_fwd_setup(struct kunit *test, struct torus_fwd_fixture *fx)
@@ -78,8 +58,8 @@ static int torus_fwd_setup(struct kunit *test, struct torus_fwd_fixture *fx)
 		fx->node = NULL;
 		return err;
 	}
-	fx->a_port = torus_fwd_cable(test, &fx->a_in);
-	fx->b_port = torus_fwd_cable(test, &fx->b_out);
+	fx->a_port = torus_test_cable(&fx->a_in);
+	fx->b_port = torus_test_cable(&fx->b_out);
 	if (!fx->a_port || !fx->b_port)
 		return -ENOMEM;
 	ops = fx->node->netdev_ops;
@@ -390,7 +370,7 @@ static void torus_fwd_netns_exit_drops_carrier_first(struct kunit *test)
 	net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(net));
 	rtnl_lock();
-	w->near = torus_fwd_cable(test, &w->far);
+	w->near = torus_test_cable(&w->far);
 	err = w->near ? dev_change_net_namespace(w->far, net, "ktp%d") :
 			-ENOMEM;
 	if (!err)

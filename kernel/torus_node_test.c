@@ -13,6 +13,7 @@
 #include <net/rtnetlink.h>
 
 #include "torus_priv.h"
+#include "torus_test.h"
 
 struct torus_node_fixture {
 	struct net_device *node;
@@ -50,7 +51,6 @@ static int torus_node_test_setup(struct torus_node_fixture *fx)
 {
 	struct nlattr *tb[IFLA_MAX + 1] = {};
 	const struct net_device_ops *ops;
-	struct torport_priv *priv;
 	int err, i;
 
 	fx->node = rtnl_create_link(&init_net, "ktor%d", NET_NAME_ENUM,
@@ -71,21 +71,9 @@ static int torus_node_test_setup(struct torus_node_fixture *fx)
 		if (!fx->eth[i])
 			return -ENOMEM;
 	}
-	fx->tp = rtnl_create_link(&init_net, "ktp%d", NET_NAME_ENUM,
-				  &torport_link_ops, tb, NULL);
-	if (IS_ERR(fx->tp)) {
-		err = PTR_ERR(fx->tp);
-		fx->tp = NULL;
-		return err;
-	}
-	err = torport_link_ops.newlink(&init_net, fx->tp, tb, NULL, NULL);
-	if (err) {
-		free_netdev(fx->tp);
-		fx->tp = NULL;
-		return err;
-	}
-	priv = netdev_priv(fx->tp);
-	fx->tp_far = rtnl_dereference(priv->peer);
+	fx->tp = torus_test_cable(&fx->tp_far);
+	if (!fx->tp)
+		return -ENOMEM;
 	ops = fx->node->netdev_ops;
 	return ops->ndo_add_slave(fx->node, fx->eth[0], NULL) ?:
 	       ops->ndo_add_slave(fx->node, fx->eth[1], NULL) ?:

@@ -12,6 +12,7 @@
 #include <net/rtnetlink.h>
 
 #include "torus_priv.h"
+#include "torus_test.h"
 
 struct torport_fixture {
 	struct net_device *near, *far;
@@ -29,11 +30,28 @@ static int torport_fx_count(struct sk_buff *skb, struct net_device *dev,
 	return NET_RX_SUCCESS;
 }
 
-static int torport_test_init(struct kunit *test)
+struct net_device *torus_test_cable(struct net_device **far)
 {
 	struct nlattr *tb[IFLA_MAX + 1] = {};
-	struct torport_fixture *fx;
 	struct torport_priv *priv;
+	struct net_device *dev;
+
+	dev = rtnl_create_link(&init_net, "ktp%d", NET_NAME_ENUM,
+			       &torport_link_ops, tb, NULL);
+	if (IS_ERR(dev))
+		return NULL;
+	if (torport_link_ops.newlink(&init_net, dev, tb, NULL, NULL)) {
+		free_netdev(dev);
+		return NULL;
+	}
+	priv = netdev_priv(dev);
+	*far = rtnl_dereference(priv->peer);
+	return dev;
+}
+
+static int torport_test_init(struct kunit *test)
+{
+	struct torport_fixture *fx;
 	int err;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
@@ -41,21 +59,11 @@ static int torport_test_init(struct kunit *test)
 		return -ENOMEM;
 	test->priv = fx;
 	rtnl_lock();
-	fx->near = rtnl_create_link(&init_net, "ktq%d", NET_NAME_ENUM,
-				    &torport_link_ops, tb, NULL);
-	if (IS_ERR(fx->near)) {
-		err = PTR_ERR(fx->near);
-		fx->near = NULL;
+	fx->near = torus_test_cable(&fx->far);
+	if (!fx->near) {
+		err = -ENOMEM;
 		goto out;
 	}
-	err = torport_link_ops.newlink(&init_net, fx->near, tb, NULL, NULL);
-	if (err) {
-		free_netdev(fx->near);
-		fx->near = NULL;
-		goto out;
-	}
-	priv = netdev_priv(fx->near);
-	fx->far = rtnl_dereference(priv->peer);
 	/* below IPv6's minimum MTU: no neighbour discovery in the counts */
 	err = dev_set_mtu(fx->near, 1000) ?: dev_set_mtu(fx->far, 1000) ?:
 	      dev_open(fx->near, NULL) ?: dev_open(fx->far, NULL);

@@ -5,7 +5,8 @@
 A 3x3x3 torus of namespaces placed by hand (no torusd): every node runs
 `torus coll ...` at the same time; results are compared bit for bit
 across nodes and against an exact rational reference; a member's
-namespace is deleted in the middle of an operation.  Prints
+namespace is deleted in the middle of an operation.  Then every
+operation on a 4x4x4 torus and on a 3x3 mesh.  Prints
 PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
@@ -531,6 +532,132 @@ def check_after(rack):
     return "sum over the 26 survivors"
 
 
+def rank_in(dims, c):
+    """libtorus's rank in a rack of any shape: x + X * (y + Y * z)."""
+    r = 0
+    for k in reversed(range(len(dims))):
+        r = r * dims[k] + c[k]
+    return r
+
+
+def wrap64(x):
+    return (x + (1 << 63)) % (1 << 64) - (1 << 63)
+
+
+def int_reference(op, vectors):
+    """What every int64 allreduce of @op over @vectors must give."""
+    out = []
+    for k in range(len(vectors[0])):
+        col = [v[k] for v in vectors]
+        if op == "sum":
+            r = wrap64(sum(col))
+        elif op == "prod":
+            r = 1
+            for x in col:
+                r = wrap64(r * x)
+        elif op in ("min", "max"):
+            r = (min if op == "min" else max)(col)
+        elif op in ("band", "bor", "bxor"):
+            r = col[0]
+            for x in col[1:]:
+                r = (r & x if op == "band" else
+                     r | x if op == "bor" else r ^ x)
+        elif op == "land":
+            r = int(all(col))
+        elif op == "lor":
+            r = int(any(col))
+        else:  # lxor
+            r = sum(1 for x in col if x) % 2
+        out.append(r)
+    return out
+
+
+def check_all_ops(rack, what):
+    """Every operation on a rack of another shape: barrier, an int64
+    allreduce with each of the 12 ops (minloc and maxloc with the lowest
+    rank), an exact double sum, a reduce and a broadcast to and from the
+    node farthest from the origin; every result on every node checked."""
+    dims = rack.dims
+    far = tuple(d - 1 for d in dims)
+    idx = {c: rank_in(dims, c) for c in rack.nodes}
+
+    def ivals(c):
+        i = idx[c]
+        # small, with ties, signs, zeros (logical ops) and some 2s (prod)
+        return [(i * 37) % 11 - 5, 2 if i % 7 == 3 else (-1 if i % 5 == 1
+                                                        else 1),
+                i ^ 0x5a5a, 0 if i % 3 else i + 1]
+
+    all_ok(run_all(rack, rack.nodes,
+                   lambda c: ["barrier", "timeout", "60000"], timeout=180))
+    vectors = [ivals(c) for c in rack.nodes]
+    for op in ("sum", "prod", "min", "max", "band", "bor", "bxor",
+               "land", "lor", "lxor"):
+        res = run_all(rack, rack.nodes,
+                      lambda c: ["allreduce", "type", "int64", "op", op,
+                                 "timeout", "60000"] +
+                      [str(v) for v in ivals(c)], timeout=180)
+        all_ok(res)
+        want = int_reference(op, vectors)
+        bad = [fmt(c) for c, r in res.items() if r[1]["result"] != want]
+        assert not bad, "%s: %s got %s want %s" % (
+            op, bad[:3], res[bad[0]][1]["result"], want)
+    for op, pick in (("minloc", min), ("maxloc", max)):
+        res = run_all(rack, rack.nodes,
+                      lambda c: ["allreduce", "type", "int64", "op", op,
+                                 "timeout", "60000", str(ivals(c)[0])],
+                      timeout=180)
+        all_ok(res)
+        v = pick(x[0] for x in vectors)
+        loc = min(idx[c] for c in rack.nodes if ivals(c)[0] == v)
+        got = {(tuple(r[1]["result"]), tuple(r[1]["loc"]))
+               for r in res.values()}
+        assert got == {((v,), (loc,))}, (op, got, v, loc)
+    dvals = {c: [(-1.0) ** idx[c] * 1e16, 0.1 * (idx[c] + 1),
+                 5e-324 * (idx[c] + 1)] for c in rack.nodes}
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["allreduce", "type", "double", "op", "sum",
+                             "timeout", "60000"] +
+                  [repr(v) for v in dvals[c]], timeout=180)
+    all_ok(res)
+    want = [d2bits(x) for x in exact_sum(list(dvals.values()))]
+    bad = [fmt(c) for c, r in res.items() if r[1]["bits"] != want]
+    assert not bad, "double sum not exact on %s" % bad[:3]
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["reduce", "type", "int64", "op", "sum", "root",
+                             fmt(far), "timeout", "60000", str(idx[c])],
+                  timeout=180)
+    all_ok(res)
+    n = len(rack.nodes)
+    assert res[far][1].get("result") == [n * (n - 1) // 2], res[far][1]
+    others = [fmt(c) for c, r in res.items() if c != far and "result" in r[1]]
+    assert not others, "a reduce result on " + " ".join(others)
+    data = [2.5, -0.0, 1e-310]
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["broadcast", "type", "double", "root",
+                             fmt(far), "timeout", "60000"] +
+                  ([repr(v) for v in data] if c == far else ["count", "3"]),
+                  timeout=180)
+    all_ok(res)
+    want = [d2bits(v) for v in data]
+    bad = [fmt(c) for c, r in res.items() if r[1]["bits"] != want]
+    assert not bad, "broadcast wrong on " + " ".join(bad[:3])
+    return "%s, %d nodes: barrier, 12 int64 ops, exact double sum, " \
+        "reduce to and broadcast from %s" % (what, n, fmt(far))
+
+
+def other_shape(name, dims, wrap, prefix, what):
+    @case(name)
+    def run():
+        rack = Rack(dims, wrap, prefix=prefix)
+        rack.build(static=True)
+        try:
+            return check_all_ops(rack, what)
+        finally:
+            rack.destroy(quiet=True)
+    return run
+
+
 def main():
     rack = Rack(DIMS, [True] * 3, prefix="c")
     secs = rack.build(static=True)
@@ -559,6 +686,10 @@ def main():
         check_after(rack)
     finally:
         rack.destroy(quiet=True)
+    other_shape("coll_all_ops_4x4x4_torus", [4, 4, 4], [True] * 3, "c4",
+                "4x4x4 torus")()
+    other_shape("coll_all_ops_3x3_mesh", [3, 3], [False, False], "c3",
+                "3x3 mesh")()
     return 1 if results["fail"] else 0
 
 
