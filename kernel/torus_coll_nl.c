@@ -44,9 +44,14 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 		attr = nla_reserve(skb, TORUS_A_COLL_RESULT, len);
 		if (!attr)
 			goto fail;
-		for (i = 0; i < done->count; i++)
-			torus_coll_store(done->type, done->vals[i],
-					 (u8 *)nla_data(attr) + i * size);
+		/* 64-bit elements are the values as kept: one copy */
+		if (size == sizeof(*done->vals))
+			memcpy(nla_data(attr), done->vals, len);
+		else
+			for (i = 0; i < done->count; i++)
+				torus_coll_store(done->type, done->vals[i],
+						 (u8 *)nla_data(attr) +
+						 i * size);
 		if (done->locs &&
 		    nla_put(skb, TORUS_A_COLL_LOC, loc_len, done->locs))
 			goto fail;

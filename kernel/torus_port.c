@@ -74,18 +74,25 @@ static int torport_enqueue(struct net_device *peer, struct sk_buff *skb,
 			   bool coll)
 {
 	struct torport_priv *peer_priv = netdev_priv(peer);
-	unsigned int limit = coll ? TORPORT_RXQ_COLL_MAX : TORPORT_RXQ_LEN;
 	struct sk_buff_head *q = &peer_priv->rxq;
 	unsigned long flags;
 	int reason = 0;
+	bool full;
 
 	spin_lock_irqsave(&q->lock, flags);
-	if (unlikely(!peer_priv->rx_on))
-		reason = TORUS_DROP_LINK_DOWN;
-	else if (unlikely(skb_queue_len(q) >= limit))
-		reason = TORUS_DROP_RX_FULL;
+	if (coll)
+		full = skb_queue_len(q) >= TORPORT_RXQ_COLL_MAX ||
+		       peer_priv->rxq_bytes >= TORPORT_RXQ_COLL_BYTES;
 	else
+		full = skb_queue_len(q) >= TORPORT_RXQ_LEN;
+	if (unlikely(!peer_priv->rx_on)) {
+		reason = TORUS_DROP_LINK_DOWN;
+	} else if (unlikely(full)) {
+		reason = TORUS_DROP_RX_FULL;
+	} else {
 		__skb_queue_tail(q, skb);
+		peer_priv->rxq_bytes += skb->truesize;
+	}
 	spin_unlock_irqrestore(&q->lock, flags);
 	if (!reason)
 		napi_schedule(&peer_priv->napi);
@@ -171,6 +178,7 @@ static int torport_poll(struct napi_struct *napi, int budget)
 	__skb_queue_head_init(&batch);
 	spin_lock_irq(&priv->rxq.lock);
 	while (done < budget && (skb = __skb_dequeue(&priv->rxq))) {
+		priv->rxq_bytes -= skb->truesize;
 		__skb_queue_tail(&batch, skb);
 		done++;
 	}
@@ -199,13 +207,19 @@ static int torport_open(struct net_device *dev)
 static int torport_close(struct net_device *dev)
 {
 	struct torport_priv *priv = netdev_priv(dev);
+	struct sk_buff_head gone;
 
 	torport_update_carrier(dev);
 	spin_lock_irq(&priv->rxq.lock);
 	priv->rx_on = false;
 	spin_unlock_irq(&priv->rxq.lock);
 	napi_disable(&priv->napi);
-	skb_queue_purge(&priv->rxq);
+	__skb_queue_head_init(&gone);
+	spin_lock_irq(&priv->rxq.lock);
+	skb_queue_splice_init(&priv->rxq, &gone);
+	priv->rxq_bytes = 0;
+	spin_unlock_irq(&priv->rxq.lock);
+	__skb_queue_purge(&gone);
 	return 0;
 }
 

@@ -125,15 +125,21 @@ static void torport_fx_send(struct torport_fixture *fx, u8 type)
 }
 
 /* @n frames of @type at once: the far end's NAPI runs after them. */
-static void torport_fx_send_many(struct torport_fixture *fx, u8 type,
-				 unsigned int n)
+static void torport_fx_send_many_pad(struct torport_fixture *fx, u8 type,
+				     unsigned int pad, unsigned int n)
 {
 	unsigned int i;
 
 	local_bh_disable();
 	for (i = 0; i < n; i++)
-		torport_fx_send(fx, type);
+		torport_fx_send_pad(fx, type, pad);
 	local_bh_enable();
+}
+
+static void torport_fx_send_many(struct torport_fixture *fx, u8 type,
+				 unsigned int n)
+{
+	torport_fx_send_many_pad(fx, type, 0, n);
 }
 
 static struct sk_buff_head *torport_fx_rxq(struct net_device *dev)
@@ -211,6 +217,25 @@ static void torport_rxq_bounds_collective_frames(struct kunit *test)
 			10ULL);
 }
 
+/* Large collective frames are bounded by the memory they hold too. */
+static void torport_rxq_bounds_collective_bytes(struct kunit *test)
+{
+	struct torport_fixture *fx = test->priv;
+	unsigned int n = 1500, got;
+
+	/* 8000 bytes each: some 16 KiB of memory, so about 1000 fit */
+	torport_fx_send_many_pad(fx, TORUS_T_COLL, 8000, n);
+	torport_fx_drain(fx);
+	got = atomic_read(&fx->got);
+	KUNIT_EXPECT_GT(test, got, 500U);
+	KUNIT_EXPECT_LT(test, got, 1200U);
+	KUNIT_EXPECT_EQ(test, torport_fx_drops(fx->near, TORUS_DROP_RX_FULL),
+			(u64)(n - got));
+	/* the memory came back with the frames */
+	KUNIT_EXPECT_EQ(test, ((struct torport_priv *)
+			       netdev_priv(fx->far))->rxq_bytes, 0U);
+}
+
 /* An end taken down drops what waited in its buffer, and takes no more. */
 static void torport_rxq_purged_when_down(struct kunit *test)
 {
@@ -226,6 +251,7 @@ static void torport_rxq_purged_when_down(struct kunit *test)
 	dev_close(fx->far);
 	rtnl_unlock();
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(torport_fx_rxq(fx->far)));
+	KUNIT_EXPECT_EQ(test, far->rxq_bytes, 0U);
 	torport_fx_send_many(fx, TORUS_T_DATA, 5);
 	torport_fx_drain(fx);
 	KUNIT_EXPECT_EQ(test, atomic_read(&fx->got), 0);
@@ -255,6 +281,7 @@ static struct kunit_case torport_test_cases[] = {
 	KUNIT_CASE(torport_rxq_bounds_a_burst),
 	KUNIT_CASE(torport_rxq_keeps_collective_frames),
 	KUNIT_CASE(torport_rxq_bounds_collective_frames),
+	KUNIT_CASE(torport_rxq_bounds_collective_bytes),
 	KUNIT_CASE(torport_rxq_purged_when_down),
 	{}
 };

@@ -203,6 +203,7 @@ struct torus_node {
  * @label: physical direction label of this end
  * @cut: the cable is cut: no carrier on either end
  * @rx_on: this end is up and takes frames into @rxq (under @rxq.lock)
+ * @rxq_bytes: truesize of the frames in @rxq (under @rxq.lock)
  * @rxq: frames the peer sent, waiting for this end's @napi: the cable's
  *	own receive buffer, so that no other device's burst fills it
  * @napi: delivers @rxq to the stack (the node's rx_handler)
@@ -214,19 +215,22 @@ struct torport_priv {
 	u8 label;
 	bool cut;
 	bool rx_on;
+	unsigned int rxq_bytes;
 	struct sk_buff_head rxq;
 	struct napi_struct napi;
 };
 
 /*
- * A torport's receive buffer, in frames.  Collective frames may fill it
- * up to TORPORT_RXQ_COLL_MAX: the collectives have no retransmission, and
- * what one node can have in flight towards a neighbour is bounded by its
- * slots (TORUS_COLL_SLOTS), so their link is lossless as long as the
- * peer drains it, as a real fabric's collective channel is by credits.
+ * A torport's receive buffer: TORPORT_RXQ_LEN frames.  Collective frames
+ * may fill it up to TORPORT_RXQ_COLL_MAX frames and TORPORT_RXQ_COLL_BYTES
+ * of memory: the collectives have no retransmission, and what one node
+ * can have in flight towards a neighbour is bounded by its slots
+ * (TORUS_COLL_SLOTS), so their link is lossless as long as the peer
+ * drains it, as a real fabric's collective channel is by credits.
  */
 #define TORPORT_RXQ_LEN		1024
 #define TORPORT_RXQ_COLL_MAX	16384
+#define TORPORT_RXQ_COLL_BYTES	(16U << 20)
 
 /* torus_route.c: pure routing logic */
 bool torus_coord_valid(const struct torus_geom *g, const u8 *coord);

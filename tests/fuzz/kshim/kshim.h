@@ -140,6 +140,16 @@ struct sk_buff {
 	unsigned int len;
 };
 
+/* members of torus_priv.h's structs the fuzzed code never touches */
+struct sk_buff_head {
+	struct sk_buff *next, *prev;
+	unsigned int qlen;
+};
+
+struct napi_struct {
+	int weight;
+};
+
 static inline bool pskb_may_pull(struct sk_buff *skb, unsigned int len)
 {
 	return len <= skb->len;
