@@ -477,25 +477,41 @@ static unsigned int coll_frame_room(const struct torus_coll_slot *s, u8 dir)
 		       TORUS_COLL_FRAME_ROOM, TORUS_COLL_FRAME_MAX);
 }
 
+/*
+ * A frame to the neighbour in @dir with its fabric header (one hop: the
+ * neighbour consumes it) and room for @len bytes more.
+ */
+static struct sk_buff *coll_skb_to(const struct torus_geom *g, u8 dir,
+				   unsigned int len)
+{
+	u8 dst[TORUS_MAX_AXES];
+	struct sk_buff *skb;
+
+	/* a large frame that cannot be had now is no warning: see callers */
+	skb = alloc_skb(LL_MAX_HEADER + TORUS_HDR_LEN + len, GFP_ATOMIC |
+			(len > TORUS_COLL_HDR_LEN + TORUS_COLL_FRAME_ROOM ?
+			 __GFP_NOWARN : 0));
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_MAX_HEADER);
+	coll_neighbor(g, dir, dst);
+	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0,
+		       g->coord, dst, 1);
+	skb->cb[0] = dir;
+	return skb;
+}
+
 static struct sk_buff *coll_frame_new(const struct torus_coll_slot *s,
 				      const struct torus_geom *g, u8 phase,
 				      u8 dir, u32 first, u8 flags,
 				      unsigned int room)
 {
-	unsigned int len = TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + room;
-	u8 dst[TORUS_MAX_AXES];
 	struct torus_coll_hdr *ch;
 	struct sk_buff *skb;
 
-	skb = alloc_skb(LL_MAX_HEADER + len, GFP_ATOMIC |
-			(room > TORUS_COLL_FRAME_ROOM ? __GFP_NOWARN : 0));
+	skb = coll_skb_to(g, dir, TORUS_COLL_HDR_LEN + room);
 	if (!skb)
 		return NULL;
-	skb_reserve(skb, LL_MAX_HEADER);
-	coll_neighbor(g, dir, dst);
-	/* one hop: the neighbour consumes it */
-	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0,
-		       g->coord, dst, 1);
 	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
 	ch->phase = phase;
 	ch->kind = s->kind;
@@ -506,7 +522,6 @@ static struct sk_buff *coll_frame_new(const struct torus_coll_slot *s,
 	ch->seq = htonl(s->seq);
 	ch->count = htonl(s->count);
 	ch->first = htonl(first);
-	skb->cb[0] = dir;
 	return skb;
 }
 
@@ -731,11 +746,6 @@ static void coll_progress(struct torus_coll_slot *s,
 }
 
 /*
- * Apply one frame to a joined operation: its elements are combined (UP)
- * or taken as the result (DOWN).  Return: 0, or a negative errno that
- * fails the operation.
- */
-/*
  * Cut-through, as the patent pipelines a broadcast: a DOWN frame goes on
  * to every child as it came (its collective header and elements are the
  * same for all), one hop further, as soon as it arrives; nothing is
@@ -748,7 +758,6 @@ static int coll_forward_down(struct torus_coll_slot *s,
 {
 	const struct torus_coll_hdr *ch = (const void *)in->data;
 	u32 first = ntohl(ch->first), n = ntohl(ch->n);
-	u8 dst[TORUS_MAX_AXES];
 	struct sk_buff *skb;
 	unsigned int dir;
 	int err;
@@ -764,21 +773,20 @@ static int coll_forward_down(struct torus_coll_slot *s,
 				return err;
 			continue;
 		}
-		skb = alloc_skb(LL_MAX_HEADER + TORUS_HDR_LEN + in->len,
-				GFP_ATOMIC);
+		skb = coll_skb_to(g, dir, in->len);
 		if (!skb)
 			return -ENOMEM;
-		skb_reserve(skb, LL_MAX_HEADER);
-		coll_neighbor(g, dir, dst);
-		torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0,
-			       g->coord, dst, 1);
 		skb_put_data(skb, in->data, in->len);
-		skb->cb[0] = dir;
 		__skb_queue_tail(&out->frames, skb);
 	}
 	return 0;
 }
 
+/*
+ * Apply one frame to a joined operation: its elements are combined (UP)
+ * or taken as the result (DOWN).  Return: 0, or a negative errno that
+ * fails the operation.
+ */
 static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		      struct sk_buff *skb, struct coll_out *out)
 {
@@ -1062,7 +1070,6 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->parent = parent;
 	s->children = children;
 	/* a rooted broadcast only comes down: nothing owed from below */
-	s->rooted = rooted;
 	s->pending = rooted ? 0 : children;
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;

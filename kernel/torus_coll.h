@@ -105,7 +105,6 @@ struct torus_coll;
  * @reduce_root: reduce: this node is the root, the one answered with data
  * @has_params: @kind, @type, @op, @count are known
  * @aborted: a neighbour failed the operation before this node joined
- * @rooted: a broadcast down the tree rooted at its root: no phase up
  */
 struct torus_coll_slot {
 	struct torus_coll *coll;
@@ -133,7 +132,6 @@ struct torus_coll_slot {
 	bool reduce_root;
 	bool has_params;
 	bool aborted;
-	bool rooted;
 };
 
 /**
