@@ -10,7 +10,8 @@
  * combines them with its own and sends the sum to its parent; the root
  * sends the result down (TORUS_COLL_DOWN) and every node passes it on
  * to its children and answers its caller.  Transit nodes need no user
- * process beyond the one that joined.
+ * process beyond the one that joined.  A broadcast that names its root
+ * only comes down, from that root (see TORUS_COLL_EAGER_MAX for how).
  *
  * Operations are keyed by (group, sequence number); every node numbers
  * the operations it joins 0, 1, 2, ..., so all nodes must join the same
@@ -376,6 +377,7 @@ static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 	s->has_data = false;
 	s->reduce_root = false;
 	s->aborted = false;
+	s->rendezvous = false;
 }
 
 /* Answer the requester and forget the operation. */
@@ -745,6 +747,52 @@ static void coll_progress(struct torus_coll_slot *s,
 	coll_finish(s, 0, out);
 }
 
+/* Children that get DOWN frames now: a rendezvous only the READY ones. */
+static u16 coll_down_to(const struct torus_coll_slot *s)
+{
+	return s->rendezvous ? s->ready : s->children;
+}
+
+/*
+ * A rendezvous broadcast is done here when this node holds the whole
+ * message (its root always does) and every child has said READY, and
+ * so has been sent all of it.
+ */
+static void coll_rendezvous_check(struct torus_coll_slot *s,
+				  struct coll_out *out)
+{
+	u32 have = s->parent == TORUS_DIR_NONE ? s->count : s->down_got;
+
+	if (have == s->count && s->ready == s->children)
+		coll_finish(s, 0, out);
+}
+
+/*
+ * A child said READY: its result is posted, so it is sent what this node
+ * holds of the message now (frames come in order: the first elements),
+ * and the rest as it comes.  A READY from no child, or twice, is stray.
+ */
+static int coll_child_ready(struct torus_coll_slot *s,
+			    const struct torus_geom *g, u8 dir,
+			    struct coll_out *out)
+{
+	u32 have = s->parent == TORUS_DIR_NONE ? s->count : s->down_got;
+	int err;
+
+	if (!s->rendezvous || !(s->children & BIT(dir)) ||
+	    s->ready & BIT(dir))
+		return 0;
+	s->ready |= BIT(dir);
+	if (have) {
+		err = coll_send_range(s, g, TORUS_COLL_DOWN, dir, 0, have,
+				      out);
+		if (err)
+			return err;
+	}
+	coll_rendezvous_check(s, out);
+	return 0;
+}
+
 /*
  * Cut-through, as the patent pipelines a broadcast: a DOWN frame goes on
  * to every child as it came (its collective header and elements are the
@@ -763,7 +811,7 @@ static int coll_forward_down(struct torus_coll_slot *s,
 	int err;
 
 	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
-		if (!(s->children & BIT(dir)))
+		if (!(coll_down_to(s) & BIT(dir)))
 			continue;
 		/* too large for that port (it came over a torport) */
 		if (in->len - TORUS_COLL_HDR_LEN > coll_frame_room(s, dir)) {
@@ -801,10 +849,16 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 	    ntohl(ch->count) != s->count)
 		return -EPROTO;	/* the nodes disagree on the operation */
 
+	if (ch->phase == TORUS_COLL_READY)
+		return coll_child_ready(s, g, in_dir, out);
 	if (ch->phase == TORUS_COLL_DOWN) {
+		size_t each = sizeof(__be64) + (s->locs ? sizeof(__be32) : 0);
+
 		if (s->state != TORUS_COLL_UP_SENT || in_dir != s->parent)
 			return 0;	/* stray: ignored */
-		size_t each = sizeof(__be64) + (s->locs ? sizeof(__be32) : 0);
+		/* what a READY child is sent first is the prefix held */
+		if (s->rendezvous && first != s->down_got)
+			return -EPROTO;
 
 		if (left < (size_t)n * each)
 			return -EPROTO;
@@ -817,7 +871,9 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		err = coll_forward_down(s, g, skb, out);
 		if (err)
 			return err;
-		if (s->down_got >= s->count)
+		if (s->rendezvous)
+			coll_rendezvous_check(s, out);
+		else if (s->down_got >= s->count)
 			coll_finish(s, 0, out);
 		return 0;
 	}
@@ -1003,6 +1059,23 @@ static u32 coll_rank(const struct torus_geom *g)
 	return r;
 }
 
+/*
+ * This node's result array is posted: tell the parent, which sends the
+ * data of a rendezvous broadcast only then.  Without memory for the
+ * frame the parent never learns it: fail now rather than at the timeout.
+ */
+static void coll_ready_send(struct torus_coll_slot *s,
+			    const struct torus_geom *g, struct coll_out *out)
+{
+	struct sk_buff *skb;
+
+	skb = coll_frame_new(s, g, TORUS_COLL_READY, s->parent, 0, 0, 0);
+	if (skb)
+		coll_frame_close(skb, 0, &out->frames);
+	else
+		coll_fail(s, -ENOMEM, g, TORUS_DIR_NONE, out);
+}
+
 /**
  * torus_coll_join - this node joins the next operation
  * @node: the node (held by the caller)
@@ -1057,9 +1130,8 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	}
 	coll->next_seq[req->group]++;
 	coll_tree(coll, fib, req->group,
-		  req->kind == TORUS_COLL_BCAST && req->has_root_coord &&
-		  req->count <= TORUS_COLL_ROOTED_MAX ? req->root_coord : NULL,
-		  &parent, &children, &rooted);
+		  req->kind == TORUS_COLL_BCAST && req->has_root_coord ?
+		  req->root_coord : NULL, &parent, &children, &rooted);
 	s->kind = req->kind;
 	s->type = req->type;
 	s->op = req->op;
@@ -1071,6 +1143,8 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->children = children;
 	/* a rooted broadcast only comes down: nothing owed from below */
 	s->pending = rooted ? 0 : children;
+	s->rendezvous = rooted && req->count > TORUS_COLL_EAGER_MAX;
+	s->ready = 0;
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;
 	s->vals = arr.vals;
@@ -1096,12 +1170,18 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		coll_fail(s, -ENOLINK, &fib->geom, parent, &out);
 	else if (s->aborted)
 		coll_fail(s, -ECONNABORTED, &fib->geom, TORUS_DIR_NONE, &out);
+	else if (s->rendezvous && parent == TORUS_DIR_NONE && !s->has_data)
+		coll_fail(s, -EHOSTUNREACH, &fib->geom, TORUS_DIR_NONE, &out);
+	else if (s->rendezvous && parent != TORUS_DIR_NONE)
+		coll_ready_send(s, &fib->geom, &out);
 	/* what the neighbours sent before this node joined */
 	while ((s->state == TORUS_COLL_JOINED ||
 		s->state == TORUS_COLL_UP_SENT) &&
 	       (skb = __skb_dequeue(&s->early)))
 		coll_apply_or_fail(s, &fib->geom, skb, &out);
-	if (s->state == TORUS_COLL_JOINED)
+	if (s->state == TORUS_COLL_JOINED && s->rendezvous)
+		coll_rendezvous_check(s, &out);
+	else if (s->state == TORUS_COLL_JOINED)
 		coll_progress(s, &fib->geom, &out);
 unlock:
 	spin_unlock_bh(&coll->lock);
@@ -1123,7 +1203,7 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 	if (h->version != TORUS_HDR_VERSION ||
 	    memcmp(h->dst, g->coord, TORUS_MAX_AXES))
 		return false;
-	if (ch->phase < TORUS_COLL_UP || ch->phase > TORUS_COLL_ABORT ||
+	if (ch->phase < TORUS_COLL_UP || ch->phase > TORUS_COLL_READY ||
 	    ch->kind > TORUS_COLL_KIND_MAX || ch->type > TORUS_COLL_TYPE_MAX ||
 	    ch->op > TORUS_COLL_OP_MAX || ch->flags & ~TORUS_COLL_F_EMPTY ||
 	    ch->reserved || ntohs(ch->group) >> g->ndims)
@@ -1262,9 +1342,11 @@ void torus_coll_port_down(struct torus_node *node, struct torus_port *port)
 	for (i = 0; dir != TORUS_DIR_NONE && i < TORUS_COLL_SLOTS; i++) {
 		struct torus_coll_slot *s = &coll->slot[i];
 
+		/* a child not READY yet would be waited for in vain */
 		if ((s->state == TORUS_COLL_JOINED ||
 		     s->state == TORUS_COLL_UP_SENT) &&
-		    (s->parent == dir || (s->pending & BIT(dir))))
+		    (s->parent == dir || (s->pending & BIT(dir)) ||
+		     (s->rendezvous && (s->children & ~s->ready & BIT(dir)))))
 			coll_fail(s, -ENOLINK, &fib->geom, dir, &out);
 	}
 	spin_unlock_bh(&coll->lock);

@@ -26,15 +26,17 @@ struct torus_port;
 /* frames kept per operation until this node joins it */
 #define TORUS_COLL_EARLY_MAX	256
 /*
- * A broadcast of at most this many elements runs down the tree rooted
- * at its root with no phase up (a late node delays only the nodes below
- * it).  Nothing then holds the root back: a node keeps what comes ahead
- * of its own join in its slots, and a root more than TORUS_COLL_SLOTS
- * operations ahead of a node makes that node's later ones fail.  So
- * larger ones, which libtorus sends 32 segments at a time, keep the
- * phase up, which paces every node to the slowest.
+ * A broadcast that names its root runs down the tree rooted there, with
+ * no phase up, and each node picks per child how the data goes, as the
+ * patent's pre-allreduce picks a protocol per neighbourhood: up to this
+ * many elements it is sent at once, into the child's result if the child
+ * has joined, else into its early queue (buffered, the patent's memory
+ * FIFO); a larger one waits for the child's READY, which says that its
+ * result array is posted, and then goes straight into it (direct
+ * placement).  So a node never holds a large message ahead of its own
+ * join, and a late node delays only its parent and the nodes below it.
  */
-#define TORUS_COLL_ROOTED_MAX	64
+#define TORUS_COLL_EAGER_MAX	64
 /* an operation only neighbours have joined is forgotten after this */
 #define TORUS_COLL_EARLY_MS	TORUS_COLL_TIMEOUT_MS_MAX
 /* bytes of elements in a frame: at least what a standard Ethernet frame
@@ -96,6 +98,8 @@ struct torus_coll;
  * @group: 0, the whole fabric, or a bit per axis of the sub-torus
  * @children: bit per child direction
  * @pending: children whose contribution is incomplete
+ * @ready: rendezvous broadcast: children that said READY; they get the
+ *	data this node holds, then every frame as it comes
  * @parent: direction of the parent, TORUS_DIR_NONE at the root
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
@@ -105,6 +109,8 @@ struct torus_coll;
  * @reduce_root: reduce: this node is the root, the one answered with data
  * @has_params: @kind, @type, @op, @count are known
  * @aborted: a neighbour failed the operation before this node joined
+ * @rendezvous: a rooted broadcast of more than TORUS_COLL_EAGER_MAX
+ *	elements: children get data only after their READY
  */
 struct torus_coll_slot {
 	struct torus_coll *coll;
@@ -123,6 +129,7 @@ struct torus_coll_slot {
 	u16 group;
 	u16 children;
 	u16 pending;
+	u16 ready;
 	u8 parent;
 	u8 kind;
 	u8 type;
@@ -132,6 +139,7 @@ struct torus_coll_slot {
 	bool reduce_root;
 	bool has_params;
 	bool aborted;
+	bool rendezvous;
 };
 
 /**

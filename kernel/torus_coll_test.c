@@ -1034,10 +1034,11 @@ static void coll_fx_expect_answer(struct kunit *test, struct coll_fixture *fx,
 }
 
 /*
- * This node (1 on a line of 3) joins an int64 broadcast of one element
- * from the node at @root, giving @v if it is the root.
+ * This node (1 on a line of 3) joins an int64 broadcast of @count
+ * elements from the node at @root, each @v if it is the root.
  */
-static int coll_fx_bcast(struct coll_fixture *fx, u8 root, s64 v)
+static int coll_fx_bcast_n(struct coll_fixture *fx, u8 root, u32 count,
+			   s64 v)
 {
 	struct torus_coll_req req = {
 		.kind = TORUS_COLL_BCAST,
@@ -1045,13 +1046,34 @@ static int coll_fx_bcast(struct coll_fixture *fx, u8 root, s64 v)
 		.root = root == 1,
 		.has_root_coord = true,
 		.root_coord = { root },
-		.count = 1,
+		.count = count,
 		.timeout_ms = 5000,
-		.data = root == 1 ? &v : NULL,
 		.net = &init_net,
 	};
+	s64 *data = NULL;
+	u32 i;
+	int err;
 
-	return coll_fx_join_req(fx, &req);
+	if (root == 1) {
+		data = kcalloc(count, sizeof(*data), GFP_KERNEL);
+		if (!data)
+			return -ENOMEM;
+		for (i = 0; i < count; i++)
+			data[i] = v;
+	}
+	req.data = data;
+	err = coll_fx_join_req(fx, &req);
+	kfree(data);
+	return err;
+}
+
+/*
+ * This node (1 on a line of 3) joins an int64 broadcast of one element
+ * from the node at @root, giving @v if it is the root.
+ */
+static int coll_fx_bcast(struct coll_fixture *fx, u8 root, s64 v)
+{
+	return coll_fx_bcast_n(fx, root, 1, v);
 }
 
 /*
@@ -1093,6 +1115,147 @@ static void torus_coll_rooted_bcast_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
 					    TORUS_COLL_DOWN, 2), 79);
 	coll_fx_expect_answer(test, fx, 2, 79);
+}
+
+/* The next captured frame: its phase, first element and element count. */
+static void coll_fx_expect_frame(struct kunit *test, struct sk_buff_head *q,
+				 u8 phase, u32 first, u32 n)
+{
+	struct sk_buff *skb = skb_dequeue(q);
+	const struct torus_coll_hdr *ch;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_GE(test, skb->len, TORUS_HDR_LEN + TORUS_COLL_HDR_LEN);
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, ch->phase, phase);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->first), first);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->n), n);
+	kfree_skb(skb);
+}
+
+#define COLL_FX_LARGE	(TORUS_COLL_EAGER_MAX + 1)
+
+/*
+ * A broadcast too large to buffer ahead of a join (the patent's
+ * pre-allreduce picks the protocol): below the root this node says READY
+ * to its parent at its join, and sends its child nothing, though it
+ * holds the whole message, until the child says READY; then the child
+ * gets it all at once, and only then is this node done.
+ */
+static void torus_coll_rendezvous_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	fx->send_bcast = true;
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_READY);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+			 COLL_FX_LARGE, COLL_FX_LARGE, 5);
+	msleep(50);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
+			 0, 0, 0);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0,
+			     COLL_FX_LARGE);
+	coll_fx_expect_answer(test, fx, 0, 5);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+
+	/* the root: each child is sent the data at its own READY */
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 1, COLL_FX_LARGE, 6), 0);
+	msleep(50);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
+			 0, 0, 0);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
+					    TORUS_COLL_DOWN, 1), 6);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, fx->answers, 1U);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
+			 0, 0, 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_DOWN, 1), 6);
+	coll_fx_expect_answer(test, fx, 1, 6);
+}
+
+/*
+ * A READY child before the data: each frame goes on to it as it comes
+ * (cut-through); a frame out of order fails the operation; a READY for
+ * another size is the patent's NACK: the buffers do not match.
+ */
+static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	fx->send_bcast = true;
+	/* the child is ahead of this node: its READY waits for the join */
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
+			 0, 0, 0);
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_READY);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+			 40, 40, 8);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0, 40);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	fx->send_first = 40;
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 8);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 40,
+			     COLL_FX_LARGE - 40);
+	coll_fx_expect_answer(test, fx, 0, 8);
+
+	/* the second half first: not the prefix a READY child was sent */
+	fx->send_first = 40;
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
+			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 8);
+	fx->send_first = 0;
+	coll_fx_wait(fx, NULL, 2, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
+	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -EPROTO);
+
+	/* a child posted for another size fails the operation */
+	skb_queue_purge(&fx->to_parent);
+	skb_queue_purge(&fx->to_child);
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 2,
+			 COLL_FX_LARGE + 1, 0, 0, 0);
+	coll_fx_wait(fx, NULL, 3, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 3U);
+	KUNIT_EXPECT_EQ(test, fx->answer[2].err, -EPROTO);
+}
+
+/* A child that never says READY: its cable goes down, ENOLINK at once. */
+static void torus_coll_rendezvous_child_down_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	int err;
+
+	fx->send_bcast = true;
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 1, COLL_FX_LARGE, 3), 0);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
+			 0, 0, 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_DOWN, 0), 3);
+	rtnl_lock();
+	err = torport_set_cable(fx->b_port, 0, -1, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	coll_fx_wait(fx, NULL, 1, 2000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
 }
 
 /* Up from the child, combined, to the parent; down again to both. */
@@ -1435,6 +1598,9 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_cut_through_test),
 	KUNIT_CASE(torus_coll_early_test),
 	KUNIT_CASE(torus_coll_rooted_bcast_test),
+	KUNIT_CASE(torus_coll_rendezvous_test),
+	KUNIT_CASE(torus_coll_rendezvous_cut_through_test),
+	KUNIT_CASE(torus_coll_rendezvous_child_down_test),
 	KUNIT_CASE(torus_coll_timeout_test),
 	KUNIT_CASE(torus_coll_in_flight_test),
 	KUNIT_CASE(torus_coll_malformed_test),

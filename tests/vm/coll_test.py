@@ -206,24 +206,27 @@ def downstream(c, root, dims=DIMS):
     return False
 
 
-@case("coll_broadcast_late_node_delays_only_downstream")
-def check_late(rack):
-    """The patent's broadcast: down the tree rooted at the root, along
-    its lines, with no phase up.  Every node but LATE starts at once; the
-    nodes not below LATE finish while it has not joined, the 8 below it
-    wait for it, and all get the data once it joins."""
+def late_broadcast(rack, data):
+    """Every node but LATE starts a broadcast of data from 0,0,0 at once;
+    LATE starts 1 s after the others not held up by it have finished.
+    Return (nodes done before LATE joined, the nodes that waited for it,
+    the first group's time, LATE's start, bad results)."""
     root = (0, 0, 0)
-    data = [7, -1, 2 ** 40]
-    below = [c for c in rack.nodes if c != LATE and downstream(c, root)]
-    others = [c for c in rack.nodes if c != LATE and c not in below]
 
     def start(c):
         return subprocess.Popen(
             [TORUS, "-j", "-n", rack.ns(c), "coll", "broadcast", "type",
              "int64", "root", fmt(root), "timeout", "30000"] +
-            ([str(v) for v in data] if c == root else ["count", "3"]),
+            ([str(v) for v in data] if c == root else
+             ["count", str(len(data))]),
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
+    # above TORUS_COLL_EAGER_MAX (64) the parent keeps the data until
+    # LATE says READY, so it waits for LATE too
+    held = [c for c in rack.nodes if c != LATE and downstream(c, root)]
+    if len(data) > 64:
+        held.append(root)
+    others = [c for c in rack.nodes if c != LATE and c not in held]
     t0 = time.monotonic()
     procs = {c: start(c) for c in rack.nodes if c != LATE}
     deadline = t0 + 20.0
@@ -232,8 +235,8 @@ def check_late(rack):
         time.sleep(0.05)
     t_others = time.monotonic() - t0
     time.sleep(1.0)
-    waiting = [c for c in below if procs[c].poll() is None]
-    done_early = [fmt(c) for c in others if procs[c].poll() is not None]
+    waiting = [c for c in held if procs[c].poll() is None]
+    done_early = [c for c in others if procs[c].poll() is not None]
     t_late = time.monotonic() - t0
     procs[LATE] = start(LATE)
     bad = []
@@ -246,16 +249,42 @@ def check_late(rack):
             bad.append("%s: rc %d %s %s" % (fmt(c), p.returncode,
                                           se.strip(), so.strip()[:80]))
     assert len(done_early) == len(others), \
-        "only %d of %d nodes not below %s finished before it joined" % (
+        "only %d of %d nodes not held by %s finished before it joined" % (
             len(done_early), len(others), fmt(LATE))
-    assert len(waiting) == len(below) == 8, \
-        "%d of %d nodes below %s went on without it" % (
-            len(below) - len(waiting), len(below), fmt(LATE))
+    assert len(waiting) == len(held), \
+        "%d of %d nodes held by %s went on without it" % (
+            len(held) - len(waiting), len(held), fmt(LATE))
     assert not bad, "; ".join(bad[:4])
+    return len(others), len(waiting), t_others, t_late, len(procs)
+
+
+@case("coll_broadcast_late_node_delays_only_downstream")
+def check_late(rack):
+    """The patent's broadcast: down the tree rooted at the root, along
+    its lines, with no phase up.  Every node but LATE starts at once; the
+    nodes not below LATE finish while it has not joined, the 8 below it
+    wait for it, and all get the data once it joins."""
+    n_others, n_waiting, t_others, t_late, n = late_broadcast(
+        rack, [7, -1, 2 ** 40])
+    assert n_waiting == 8, "%d nodes below %s" % (n_waiting, fmt(LATE))
     return "%d nodes not below %s done %.2f s after the start, %d below " \
         "it waited until it joined at %.1f s; all %d got the data" % (
-            len(others), fmt(LATE), t_others, len(waiting), t_late,
-            len(procs))
+            n_others, fmt(LATE), t_others, n_waiting, t_late, n)
+
+
+@case("coll_broadcast_rendezvous_late_node_holds_only_its_parent")
+def check_late_rendezvous(rack):
+    """A broadcast too large to buffer ahead of a join (300 elements):
+    the patent's pre-allreduce picks direct placement per child, so the
+    data goes to a child only once it says READY.  LATE's parent (the
+    root) and the 8 below LATE wait for it; the other 17 finish first."""
+    data = [(i * 7919) % 100003 - 50000 for i in range(300)]
+    n_others, n_waiting, t_others, t_late, n = late_broadcast(rack, data)
+    assert n_others == 17 and n_waiting == 9, (n_others, n_waiting)
+    return "%d nodes neither below %s nor its parent done %.2f s after " \
+        "the start, %d waited until it joined at %.1f s; all %d got the " \
+        "300 elements" % (n_others, fmt(LATE), t_others, n_waiting,
+                          t_late, n)
 
 
 @case("coll_latency_vs_ping")
@@ -642,8 +671,19 @@ def check_all_ops(rack, what):
     want = [d2bits(v) for v in data]
     bad = [fmt(c) for c, r in res.items() if r[1]["bits"] != want]
     assert not bad, "broadcast wrong on " + " ".join(bad[:3])
+    # above TORUS_COLL_EAGER_MAX: each child is sent it after its READY
+    big = [i * 3 - 700 for i in range(500)]
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["broadcast", "type", "int64", "root",
+                             fmt(far), "timeout", "60000"] +
+                  ([str(v) for v in big] if c == far else ["count", "500"]),
+                  timeout=180)
+    all_ok(res)
+    bad = [fmt(c) for c, r in res.items() if r[1]["result"] != big]
+    assert not bad, "500-element broadcast wrong on " + " ".join(bad[:3])
     return "%s, %d nodes: barrier, 12 int64 ops, exact double sum, " \
-        "reduce to and broadcast from %s" % (what, n, fmt(far))
+        "reduce to and broadcasts of 3 and 500 elements from %s" % (
+            what, n, fmt(far))
 
 
 def other_shape(name, dims, wrap, prefix, what):
@@ -670,6 +710,7 @@ def main():
         check_ints(rack)
         check_bcast(rack)
         check_late(rack)
+        check_late_rendezvous(rack)
         check_reduce(rack)
         check_groups(rack)
         check_loc(rack)

@@ -806,15 +806,19 @@ enum torus_coll_op {
 #define TORUS_COLL_UP		1	/* a subtree's contribution */
 #define TORUS_COLL_DOWN		2	/* the result */
 #define TORUS_COLL_ABORT	3	/* the operation failed: pass it on */
+#define TORUS_COLL_READY	4	/* a receiver's buffer is posted */
 
 /* torus_coll_hdr.flags */
 #define TORUS_COLL_F_EMPTY	0x01	/* no data from this subtree (bcast) */
 
 /**
  * struct torus_coll_hdr - after the torus header of a TORUS_T_COLL frame
- * @phase: TORUS_COLL_UP, TORUS_COLL_DOWN or TORUS_COLL_ABORT (no
+ * @phase: TORUS_COLL_UP, TORUS_COLL_DOWN, TORUS_COLL_ABORT (no
  *	elements: a node failed the operation, its neighbours on the tree
- *	fail it too and pass it on, so nobody waits for the timeout)
+ *	fail it too and pass it on, so nobody waits for the timeout) or
+ *	TORUS_COLL_READY (no elements: a child has joined a broadcast too
+ *	large to be buffered before its join, so its parent may now send
+ *	the data straight into its result; one hop, never passed on)
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
  * @op: enum torus_coll_op
