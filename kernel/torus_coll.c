@@ -747,50 +747,67 @@ static void coll_progress(struct torus_coll_slot *s,
 	coll_finish(s, 0, out);
 }
 
-/* Children that get DOWN frames now: a rendezvous only the READY ones. */
+/*
+ * Children that get DOWN frames as they come: of a rendezvous only those
+ * that said READY before the first frame.
+ */
 static u16 coll_down_to(const struct torus_coll_slot *s)
 {
-	return s->rendezvous ? s->ready : s->children;
+	return s->rendezvous ? s->ready & ~s->deferred : s->children;
 }
 
-/*
- * A rendezvous broadcast is done here when this node holds the whole
- * message (its root always does) and every child has said READY, and
- * so has been sent all of it.
- */
-static void coll_rendezvous_check(struct torus_coll_slot *s,
-				  struct coll_out *out)
+/* Elements of a rendezvous broadcast this node holds: its root all. */
+static u32 coll_rendezvous_have(const struct torus_coll_slot *s)
 {
-	u32 have = s->parent == TORUS_DIR_NONE ? s->count : s->down_got;
-
-	if (have == s->count && s->ready == s->children)
-		coll_finish(s, 0, out);
+	return s->parent == TORUS_DIR_NONE ? s->count : s->down_got;
 }
 
 /*
- * A child said READY: its result is posted, so it is sent what this node
- * holds of the message now (frames come in order: the first elements),
- * and the rest as it comes.  A READY from no child, or twice, is stray.
+ * Once this node holds the whole message, the children whose READY came
+ * in the middle of it are sent all of it; it is done when every child
+ * has said READY and so has been sent everything.  Return: 0 or -errno.
+ */
+static int coll_rendezvous_progress(struct torus_coll_slot *s,
+				    const struct torus_geom *g,
+				    struct coll_out *out)
+{
+	unsigned int dir;
+	int err;
+
+	if (coll_rendezvous_have(s) < s->count)
+		return 0;
+	for (dir = 0; dir < TORUS_MAX_DIRS && s->deferred; dir++) {
+		if (!(s->deferred & BIT(dir)))
+			continue;
+		err = coll_send_range(s, g, TORUS_COLL_DOWN, dir, 0, s->count,
+				      out);
+		if (err)
+			return err;
+		s->deferred &= ~BIT(dir);
+	}
+	if (s->ready == s->children)
+		coll_finish(s, 0, out);
+	return 0;
+}
+
+/*
+ * A child said READY: its result is posted.  Before any data it gets
+ * every frame as it comes; with the whole message here, all of it now;
+ * in the middle of the message, all of it at the end (which elements
+ * came is not tracked: frames may be reordered on some ports).  A READY
+ * from no child, or twice, is stray.
  */
 static int coll_child_ready(struct torus_coll_slot *s,
 			    const struct torus_geom *g, u8 dir,
 			    struct coll_out *out)
 {
-	u32 have = s->parent == TORUS_DIR_NONE ? s->count : s->down_got;
-	int err;
-
 	if (!s->rendezvous || !(s->children & BIT(dir)) ||
 	    s->ready & BIT(dir))
 		return 0;
 	s->ready |= BIT(dir);
-	if (have) {
-		err = coll_send_range(s, g, TORUS_COLL_DOWN, dir, 0, have,
-				      out);
-		if (err)
-			return err;
-	}
-	coll_rendezvous_check(s, out);
-	return 0;
+	if (coll_rendezvous_have(s))
+		s->deferred |= BIT(dir);
+	return coll_rendezvous_progress(s, g, out);
 }
 
 /*
@@ -856,9 +873,6 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 
 		if (s->state != TORUS_COLL_UP_SENT || in_dir != s->parent)
 			return 0;	/* stray: ignored */
-		/* what a READY child is sent first is the prefix held */
-		if (s->rendezvous && first != s->down_got)
-			return -EPROTO;
 
 		if (left < (size_t)n * each)
 			return -EPROTO;
@@ -872,8 +886,8 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		if (err)
 			return err;
 		if (s->rendezvous)
-			coll_rendezvous_check(s, out);
-		else if (s->down_got >= s->count)
+			return coll_rendezvous_progress(s, g, out);
+		if (s->down_got >= s->count)
 			coll_finish(s, 0, out);
 		return 0;
 	}
@@ -1145,6 +1159,7 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->pending = rooted ? 0 : children;
 	s->rendezvous = rooted && req->count > TORUS_COLL_EAGER_MAX;
 	s->ready = 0;
+	s->deferred = 0;
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;
 	s->vals = arr.vals;
@@ -1179,10 +1194,15 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		s->state == TORUS_COLL_UP_SENT) &&
 	       (skb = __skb_dequeue(&s->early)))
 		coll_apply_or_fail(s, &fib->geom, skb, &out);
-	if (s->state == TORUS_COLL_JOINED && s->rendezvous)
-		coll_rendezvous_check(s, &out);
-	else if (s->state == TORUS_COLL_JOINED)
+	if (s->state == TORUS_COLL_JOINED && s->rendezvous) {
+		err = coll_rendezvous_progress(s, &fib->geom, &out);
+		if (err) {
+			coll_fail(s, err, &fib->geom, TORUS_DIR_NONE, &out);
+			err = 0;	/* started, and answered */
+		}
+	} else if (s->state == TORUS_COLL_JOINED) {
 		coll_progress(s, &fib->geom, &out);
+	}
 unlock:
 	spin_unlock_bh(&coll->lock);
 	coll_out_flush(node, &out);

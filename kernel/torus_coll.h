@@ -98,8 +98,9 @@ struct torus_coll;
  * @group: 0, the whole fabric, or a bit per axis of the sub-torus
  * @children: bit per child direction
  * @pending: children whose contribution is incomplete
- * @ready: rendezvous broadcast: children that said READY; they get the
- *	data this node holds, then every frame as it comes
+ * @ready: rendezvous broadcast: children that said READY
+ * @deferred: of @ready, those that said it in the middle of the message:
+ *	they get all of it once this node holds it
  * @parent: direction of the parent, TORUS_DIR_NONE at the root
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
@@ -130,6 +131,7 @@ struct torus_coll_slot {
 	u16 children;
 	u16 pending;
 	u16 ready;
+	u16 deferred;
 	u8 parent;
 	u8 kind;
 	u8 type;

@@ -1185,8 +1185,9 @@ static void torus_coll_rendezvous_test(struct kunit *test)
 }
 
 /*
- * A READY child before the data: each frame goes on to it as it comes
- * (cut-through); a frame out of order fails the operation; a READY for
+ * A READY child before the data gets each frame as it comes
+ * (cut-through); one whose READY comes in the middle of the message gets
+ * all of it at the end, whatever order its frames came in; a READY for
  * another size is the patent's NACK: the buffers do not match.
  */
 static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
@@ -1215,15 +1216,21 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 			     COLL_FX_LARGE - 40);
 	coll_fx_expect_answer(test, fx, 0, 8);
 
-	/* the second half first: not the prefix a READY child was sent */
-	fx->send_first = 40;
+	/* the second half first, then the child's READY, then the first */
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
-			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 8);
+			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 9);
 	fx->send_first = 0;
-	coll_fx_wait(fx, NULL, 2, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
-	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -EPROTO);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
+			 0, 0, 0);
+	msleep(50);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
+			 40, 40, 9);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0,
+			     COLL_FX_LARGE);
+	coll_fx_expect_answer(test, fx, 1, 9);
 
 	/* a child posted for another size fails the operation */
 	skb_queue_purge(&fx->to_parent);
