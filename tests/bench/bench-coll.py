@@ -21,7 +21,12 @@ they wait; with more ranks than the VM's 2 CPUs they are told to yield
 oversubscribed.  Prints the table and writes build/bench-coll/results.json
 and results.md.
 
-    bench-coll.py [--sizes 8,27,64] [--mtu 1500] [--no-tcp] [--quick]
+    bench-coll.py [--sizes 8,27,64] [--mtu 1500] [--no-tcp] [--no-mpi]
+                  [--baseline-module KO] [--quick]
+
+--baseline-module runs the torus.ko rows again, in the same boot, with
+another build of the module (say the last release's: build it in a git
+worktree), on a rack built anew: the column "baseline".
 """
 
 import argparse
@@ -41,6 +46,7 @@ AGENT = os.path.join(HERE, "mpi-netns-agent")
 OUT = os.path.join(REPO, "build", "bench-coll")
 DIMS = {8: [2, 2, 2], 27: [3, 3, 3], 64: [4, 4, 4]}
 PREFIX = "k"
+NOT_RUN = -1.0      # a column this run left out (--no-tcp, --no-mpi)
 
 
 def ops(quick):
@@ -121,6 +127,41 @@ def run_mpi(rack, tcp, specs):
     return res, wall
 
 
+def load_module(path):
+    """Replace the loaded torus.ko by the one at @path (no rack up)."""
+    subprocess.run(["rmmod", "torus"], check=True)
+    subprocess.run(["insmod", path], check=True)
+
+
+def build_rack(n, mtu):
+    rack = Rack(DIMS[n], [True] * 3, prefix=PREFIX)
+    secs = rack.build(static=True)
+    if mtu != 1500:
+        set_mtu(rack, mtu)
+    return rack, secs
+
+
+def run_baseline(n, mtu, path, specs):
+    """The torus rows with the module at @path: {(op, bytes): us}."""
+    here_ko = os.path.join(REPO, "kernel", "torus.ko")
+    load_module(path)
+    out = {}
+    try:
+        rack, _ = build_rack(n, mtu)
+        try:
+            for op, nbytes, iters in specs:
+                t, errs = run_torus(rack, op, nbytes, iters)
+                if t is None:
+                    print("# baseline %s %d failed: %s" % (op, nbytes,
+                                                          errs[:2]))
+                out[(op, nbytes)] = t
+        finally:
+            rack.destroy(quiet=True)
+    finally:
+        load_module(here_ko)
+    return out
+
+
 def set_mtu(rack, mtu):
     """Every port of every node to @mtu (tor0 follows its ports)."""
     for c in rack.nodes:
@@ -133,11 +174,13 @@ def set_mtu(rack, mtu):
 def fmt_us(v):
     if v is None:
         return "failed"
+    if v == NOT_RUN:
+        return "not run"
     return "%.0f" % v if v >= 100 else "%.1f" % v
 
 
 def ratio(a, b):
-    return "%.1fx" % (a / b) if a and b else "-"
+    return "%.1fx" % (a / b) if a and b and a > 0 and b > 0 else "-"
 
 
 def main():
@@ -148,6 +191,11 @@ def main():
     ap.add_argument("--no-tcp", action="store_true",
                     help="leave out Open MPI over TCP (its start-up is "
                     "minutes at 64 nodes under TCG)")
+    ap.add_argument("--no-mpi", action="store_true",
+                    help="leave out Open MPI entirely (module A/B runs)")
+    ap.add_argument("--baseline-module", metavar="KO",
+                    help="also run the torus.ko rows with this build of "
+                    "the module, in the same boot")
     ap.add_argument("--quick", action="store_true",
                     help="few iterations (the smoke run)")
     a = ap.parse_args()
@@ -155,21 +203,20 @@ def main():
     rows = []
     status = 0
     for n in [int(x) for x in a.sizes.split(",")]:
-        rack = Rack(DIMS[n], [True] * 3, prefix=PREFIX)
-        secs = rack.build(static=True)
-        if a.mtu != 1500:
-            set_mtu(rack, a.mtu)
+        rack, secs = build_rack(n, a.mtu)
         print("# %d nodes: rack built in %.1f s, port MTU %d" % (
             n, secs, a.mtu), flush=True)
         try:
             specs = ops(a.quick)
-            tcp = {}
-            if not a.no_tcp:
+            tcp, shm = None, None
+            if not a.no_tcp and not a.no_mpi:
                 tcp, tcp_wall = run_mpi(rack, True, specs)
                 print("# mpi-tcp: %.0f s with start-up" % tcp_wall,
                       flush=True)
-            shm, shm_wall = run_mpi(rack, False, specs)
-            print("# mpi-shm: %.0f s with start-up" % shm_wall, flush=True)
+            if not a.no_mpi:
+                shm, shm_wall = run_mpi(rack, False, specs)
+                print("# mpi-shm: %.0f s with start-up" % shm_wall,
+                      flush=True)
             for op, nbytes, iters in specs:
                 t, errs = run_torus(rack, op, nbytes, iters)
                 if t is None:
@@ -178,8 +225,9 @@ def main():
                 row = dict(nodes=n, op=op, bytes=nbytes, iters=iters,
                            mtu=a.mtu, torus_us=t)
                 for name, res in (("mpi_tcp_us", tcp), ("mpi_shm_us", shm)):
-                    x = res.get((op, nbytes))
-                    row[name] = x["avg_us"] if x and x["ok"] else None
+                    x = res.get((op, nbytes)) if res is not None else None
+                    row[name] = x["avg_us"] if x and x["ok"] else \
+                        NOT_RUN if res is None else None
                 rows.append(row)
                 print("%2d nodes %-9s %7d B: torus %s us, mpi-tcp %s us "
                       "(%s), mpi-shm %s us (%s)" % (
@@ -189,13 +237,28 @@ def main():
                           ratio(row["mpi_shm_us"], t)), flush=True)
         finally:
             rack.destroy(quiet=True)
+        if a.baseline_module:
+            base = run_baseline(n, a.mtu, a.baseline_module, ops(a.quick))
+            for r in rows:
+                if r["nodes"] != n:
+                    continue
+                r["baseline_us"] = base.get((r["op"], r["bytes"]))
+                print("%2d nodes %-9s %7d B: torus %s us, baseline module "
+                      "%s us (%s)" % (
+                          n, r["op"], r["bytes"], fmt_us(r["torus_us"]),
+                          fmt_us(r["baseline_us"]),
+                          ratio(r["baseline_us"], r["torus_us"])),
+                      flush=True)
     tag = ("" if a.mtu == 1500 else "-mtu%d" % a.mtu) + \
-        ("-no-tcp" if a.no_tcp else "")
+        ("-no-tcp" if a.no_tcp else "") + ("-no-mpi" if a.no_mpi else "") + \
+        ("-baseline" if a.baseline_module else "")
     with open(os.path.join(OUT, "results%s.json" % tag), "w") as f:
         json.dump(rows, f, indent=1)
     md = ["| nodes | operation | torus.ko (us) | Open MPI TCP on tor0 (us) "
-          "| ratio | Open MPI shared memory (us) | ratio |",
-          "|---|---|---|---|---|---|---|"]
+          "| ratio | Open MPI shared memory (us) | ratio |" +
+          (" baseline torus.ko (us) | ratio |" if a.baseline_module else ""),
+          "|---|---|---|---|---|---|---|" +
+          ("---|---|" if a.baseline_module else "")]
     for r in rows:
         what = r["op"] + (" %s" % ("8 B" if r["bytes"] == 8 else
                                    "8 KiB" if r["bytes"] == 8192 else
@@ -203,7 +266,10 @@ def main():
         md.append("| %d | %s | %s | %s | %s | %s | %s |" % (
             r["nodes"], what.strip(), fmt_us(r["torus_us"]),
             fmt_us(r["mpi_tcp_us"]), ratio(r["mpi_tcp_us"], r["torus_us"]),
-            fmt_us(r["mpi_shm_us"]), ratio(r["mpi_shm_us"], r["torus_us"])))
+            fmt_us(r["mpi_shm_us"]), ratio(r["mpi_shm_us"], r["torus_us"])) +
+            (" %s | %s |" % (fmt_us(r.get("baseline_us")),
+                             ratio(r.get("baseline_us"), r["torus_us"]))
+             if a.baseline_module else ""))
     with open(os.path.join(OUT, "results%s.md" % tag), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
