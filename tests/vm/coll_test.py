@@ -601,6 +601,23 @@ def int_reference(op, vectors):
     return out
 
 
+def bcast_from(rack, root, typ, data):
+    """A broadcast of data from root, checked bit for bit on every node."""
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["broadcast", "type", typ, "root", fmt(root),
+                             "timeout", "60000"] +
+                  ([repr(v) for v in data] if c == root else
+                   ["count", str(len(data))]), timeout=180)
+    all_ok(res)
+    if typ == "double":
+        want, key = [d2bits(v) for v in data], "bits"
+    else:
+        want, key = data, "result"
+    bad = [fmt(c) for c, r in res.items() if r[1][key] != want]
+    assert not bad, "%d-element broadcast wrong on %s" % (
+        len(data), " ".join(bad[:3]))
+
+
 def check_all_ops(rack, what):
     """Every operation on a rack of another shape: barrier, an int64
     allreduce with each of the 12 ops (minloc and maxloc with the lowest
@@ -661,26 +678,10 @@ def check_all_ops(rack, what):
     assert res[far][1].get("result") == [n * (n - 1) // 2], res[far][1]
     others = [fmt(c) for c, r in res.items() if c != far and "result" in r[1]]
     assert not others, "a reduce result on " + " ".join(others)
-    data = [2.5, -0.0, 1e-310]
-    res = run_all(rack, rack.nodes,
-                  lambda c: ["broadcast", "type", "double", "root",
-                             fmt(far), "timeout", "60000"] +
-                  ([repr(v) for v in data] if c == far else ["count", "3"]),
-                  timeout=180)
-    all_ok(res)
-    want = [d2bits(v) for v in data]
-    bad = [fmt(c) for c, r in res.items() if r[1]["bits"] != want]
-    assert not bad, "broadcast wrong on " + " ".join(bad[:3])
-    # above TORUS_COLL_EAGER_MAX: each child is sent it after its READY
-    big = [i * 3 - 700 for i in range(500)]
-    res = run_all(rack, rack.nodes,
-                  lambda c: ["broadcast", "type", "int64", "root",
-                             fmt(far), "timeout", "60000"] +
-                  ([str(v) for v in big] if c == far else ["count", "500"]),
-                  timeout=180)
-    all_ok(res)
-    bad = [fmt(c) for c, r in res.items() if r[1]["result"] != big]
-    assert not bad, "500-element broadcast wrong on " + " ".join(bad[:3])
+    # 3 elements are sent on at once; above TORUS_COLL_EAGER_MAX each
+    # child is sent them after its READY
+    bcast_from(rack, far, "double", [2.5, -0.0, 1e-310])
+    bcast_from(rack, far, "int64", [i * 3 - 700 for i in range(500)])
     return "%s, %d nodes: barrier, 12 int64 ops, exact double sum, " \
         "reduce to and broadcasts of 3 and 500 elements from %s" % (
             what, n, fmt(far))
