@@ -765,29 +765,36 @@ static u32 coll_rendezvous_have(const struct torus_coll_slot *s)
 /*
  * Once this node holds the whole message, the children whose READY came
  * in the middle of it are sent all of it; it is done when every child
- * has said READY and so has been sent everything.  Return: 0 or -errno.
+ * has said READY and so has been sent everything.  Fails the operation
+ * itself, as coll_progress() does.
  */
-static int coll_rendezvous_progress(struct torus_coll_slot *s,
-				    const struct torus_geom *g,
-				    struct coll_out *out)
+static void coll_rendezvous_progress(struct torus_coll_slot *s,
+				     const struct torus_geom *g,
+				     struct coll_out *out)
 {
 	unsigned int dir;
 	int err;
 
+	if (s->parent == TORUS_DIR_NONE && !s->has_data) {
+		/* no root in the tree */
+		coll_fail(s, -EHOSTUNREACH, g, TORUS_DIR_NONE, out);
+		return;
+	}
 	if (coll_rendezvous_have(s) < s->count)
-		return 0;
+		return;
 	for (dir = 0; dir < TORUS_MAX_DIRS && s->deferred; dir++) {
 		if (!(s->deferred & BIT(dir)))
 			continue;
 		err = coll_send_range(s, g, TORUS_COLL_DOWN, dir, 0, s->count,
 				      out);
-		if (err)
-			return err;
+		if (err) {
+			coll_fail(s, err, g, TORUS_DIR_NONE, out);
+			return;
+		}
 		s->deferred &= ~BIT(dir);
 	}
 	if (s->ready == s->children)
 		coll_finish(s, 0, out);
-	return 0;
 }
 
 /*
@@ -807,7 +814,8 @@ static int coll_child_ready(struct torus_coll_slot *s,
 	s->ready |= BIT(dir);
 	if (coll_rendezvous_have(s))
 		s->deferred |= BIT(dir);
-	return coll_rendezvous_progress(s, g, out);
+	coll_rendezvous_progress(s, g, out);
+	return 0;
 }
 
 /*
@@ -886,8 +894,8 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		if (err)
 			return err;
 		if (s->rendezvous)
-			return coll_rendezvous_progress(s, g, out);
-		if (s->down_got >= s->count)
+			coll_rendezvous_progress(s, g, out);
+		else if (s->down_got >= s->count)
 			coll_finish(s, 0, out);
 		return 0;
 	}
@@ -1185,8 +1193,6 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		coll_fail(s, -ENOLINK, &fib->geom, parent, &out);
 	else if (s->aborted)
 		coll_fail(s, -ECONNABORTED, &fib->geom, TORUS_DIR_NONE, &out);
-	else if (s->rendezvous && parent == TORUS_DIR_NONE && !s->has_data)
-		coll_fail(s, -EHOSTUNREACH, &fib->geom, TORUS_DIR_NONE, &out);
 	else if (s->rendezvous && parent != TORUS_DIR_NONE)
 		coll_ready_send(s, &fib->geom, &out);
 	/* what the neighbours sent before this node joined */
@@ -1194,15 +1200,10 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		s->state == TORUS_COLL_UP_SENT) &&
 	       (skb = __skb_dequeue(&s->early)))
 		coll_apply_or_fail(s, &fib->geom, skb, &out);
-	if (s->state == TORUS_COLL_JOINED && s->rendezvous) {
-		err = coll_rendezvous_progress(s, &fib->geom, &out);
-		if (err) {
-			coll_fail(s, err, &fib->geom, TORUS_DIR_NONE, &out);
-			err = 0;	/* started, and answered */
-		}
-	} else if (s->state == TORUS_COLL_JOINED) {
+	if (s->state == TORUS_COLL_JOINED && s->rendezvous)
+		coll_rendezvous_progress(s, &fib->geom, &out);
+	else if (s->state == TORUS_COLL_JOINED)
 		coll_progress(s, &fib->geom, &out);
-	}
 unlock:
 	spin_unlock_bh(&coll->lock);
 	coll_out_flush(node, &out);
