@@ -331,6 +331,20 @@ struct coll_reply_cb {
 	u32 portid;
 };
 
+/*
+ * skb->cb of a collective frame: on the way out the direction or edge it
+ * leaves by, and whether it is routed (a node-list group's); on the way
+ * in the direction it came from and its sender's rank
+ */
+struct coll_cb {
+	u8 dir;
+	bool routed;
+	u32 rank;
+};
+
+#define COLL_CB(skb)	((struct coll_cb *)(skb)->cb)
+static_assert(sizeof(struct coll_cb) <= sizeof_field(struct sk_buff, cb));
+
 static void coll_out_init(struct coll_out *out)
 {
 	__skb_queue_head_init(&out->frames);
@@ -344,8 +358,12 @@ static void coll_out_flush(struct torus_node *node, struct coll_out *out)
 	struct sk_buff *skb;
 	unsigned int i;
 
-	while ((skb = __skb_dequeue(&out->frames)))
-		torus_coll_xmit(node, skb, skb->cb[0]);
+	while ((skb = __skb_dequeue(&out->frames))) {
+		if (COLL_CB(skb)->routed)
+			torus_coll_route_xmit(node, skb);
+		else
+			torus_coll_xmit(node, skb, COLL_CB(skb)->dir);
+	}
 	while ((skb = __skb_dequeue(&out->replies))) {
 		struct coll_reply_cb *cb = (struct coll_reply_cb *)skb->cb;
 
@@ -378,6 +396,7 @@ static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 	s->reduce_root = false;
 	s->aborted = false;
 	s->rendezvous = false;
+	s->list = false;
 }
 
 /* Answer the requester and forget the operation. */
@@ -464,29 +483,48 @@ static void coll_neighbor(const struct torus_geom *g, u8 dir, u8 *out)
  * standard frame's (a smaller MTU drops collective frames, see the
  * README).  Under rcu_read_lock().
  */
-static unsigned int coll_frame_room(const struct torus_coll_slot *s, u8 dir)
+static unsigned int coll_port_room(const struct torus_coll *coll,
+				   const struct torus_port *port)
 {
-	const struct torus_fib *fib = rcu_dereference(s->coll->node->fib);
-	const struct torus_port *port = NULL;
 	unsigned int mtu;
 
-	if (fib && dir < TORUS_MAX_DIRS)
-		port = fib->map[dir];
 	if (port && netif_is_torport(port->dev))
 		return TORUS_COLL_FRAME_MAX;
-	mtu = READ_ONCE((port ? port->dev : s->coll->node->dev)->mtu);
+	mtu = READ_ONCE((port ? port->dev : coll->node->dev)->mtu);
 	return clamp_t(unsigned int, mtu - TORUS_HDR_LEN - TORUS_COLL_HDR_LEN,
 		       TORUS_COLL_FRAME_ROOM, TORUS_COLL_FRAME_MAX);
 }
 
 /*
- * A frame to the neighbour in @dir with its fabric header (one hop: the
- * neighbour consumes it) and room for @len bytes more.
+ * A node-list group's frames are routed, over ports this node does not
+ * know beyond its own: they get the room of the smallest of these (the
+ * fabric's cables are taken to be alike).
  */
-static struct sk_buff *coll_skb_to(const struct torus_geom *g, u8 dir,
+static unsigned int coll_frame_room(const struct torus_coll_slot *s, u8 dir)
+{
+	const struct torus_fib *fib = rcu_dereference(s->coll->node->fib);
+	unsigned int room = TORUS_COLL_FRAME_MAX, d;
+
+	if (!s->list)
+		return coll_port_room(s->coll, fib && dir < TORUS_MAX_DIRS ?
+					       fib->map[dir] : NULL);
+	for (d = 0; fib && d < 2 * fib->geom.ndims; d++)
+		if (fib->map[d])
+			room = min(room, coll_port_room(s->coll, fib->map[d]));
+	return room;
+}
+
+/*
+ * A frame by @dir with its fabric header and room for @len bytes more:
+ * to the neighbour there (one hop: the neighbour consumes it), or in a
+ * node-list group to the member at that edge (routed).
+ */
+static struct sk_buff *coll_skb_to(const struct torus_coll_slot *s,
+				   const struct torus_geom *g, u8 dir,
 				   unsigned int len)
 {
-	u8 dst[TORUS_MAX_AXES];
+	u8 dst[TORUS_MAX_AXES], hops = 1;
+	const struct torus_fib *fib;
 	struct sk_buff *skb;
 
 	/* a large frame that cannot be had now is no warning: see callers */
@@ -496,10 +534,18 @@ static struct sk_buff *coll_skb_to(const struct torus_geom *g, u8 dir,
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, LL_MAX_HEADER);
-	coll_neighbor(g, dir, dst);
+	if (s->list) {
+		torus_coll_rank_coord(g, s->edge[dir], dst);
+		fib = rcu_dereference(s->coll->node->fib);
+		hops = fib && fib->hop_limit ? fib->hop_limit :
+					       TORUS_HOP_LIMIT_DEFAULT;
+	} else {
+		coll_neighbor(g, dir, dst);
+	}
 	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0,
-		       g->coord, dst, 1);
-	skb->cb[0] = dir;
+		       g->coord, dst, hops);
+	COLL_CB(skb)->dir = dir;
+	COLL_CB(skb)->routed = s->list;
 	return skb;
 }
 
@@ -511,7 +557,7 @@ static struct sk_buff *coll_frame_new(const struct torus_coll_slot *s,
 	struct torus_coll_hdr *ch;
 	struct sk_buff *skb;
 
-	skb = coll_skb_to(g, dir, TORUS_COLL_HDR_LEN + room);
+	skb = coll_skb_to(s, g, dir, TORUS_COLL_HDR_LEN + room);
 	if (!skb)
 		return NULL;
 	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
@@ -846,13 +892,22 @@ static int coll_forward_down(struct torus_coll_slot *s,
 				return err;
 			continue;
 		}
-		skb = coll_skb_to(g, dir, in->len);
+		skb = coll_skb_to(s, g, dir, in->len);
 		if (!skb)
 			return -ENOMEM;
 		skb_put_data(skb, in->data, in->len);
 		__skb_queue_tail(&out->frames, skb);
 	}
 	return 0;
+}
+
+/* The direction, or a node-list group's edge, a frame came by. */
+static u8 coll_in_edge(const struct torus_coll_slot *s,
+		       const struct sk_buff *skb)
+{
+	if (s->list)
+		return torus_coll_list_edge(s, COLL_CB(skb)->rank);
+	return COLL_CB(skb)->dir;
 }
 
 /*
@@ -864,12 +919,14 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		      struct sk_buff *skb, struct coll_out *out)
 {
 	const struct torus_coll_hdr *ch = (const void *)skb->data;
-	u8 in_dir = skb->cb[0];
+	u8 in_dir = coll_in_edge(s, skb);
 	const u8 *p = skb->data + TORUS_COLL_HDR_LEN;
 	size_t left = skb->len - TORUS_COLL_HDR_LEN;
 	u32 first = ntohl(ch->first), n = ntohl(ch->n), i;
 	int err;
 
+	if (in_dir == TORUS_DIR_NONE)
+		return 0;	/* from no member next to this one: stray */
 	if (ch->kind != s->kind || ch->type != s->type || ch->op != s->op ||
 	    ntohl(ch->count) != s->count)
 		return -EPROTO;	/* the nodes disagree on the operation */
@@ -1070,17 +1127,6 @@ static int coll_contribution(const struct torus_coll_req *req,
 	return 0;
 }
 
-/* rank = x + X * (y + Y * (z + ...)), as TORUS_A_COLL_LOC counts */
-static u32 coll_rank(const struct torus_geom *g)
-{
-	unsigned int i = g->ndims;
-	u32 r = 0;
-
-	while (i-- > 0)
-		r = r * g->dims[i] + g->coord[i];
-	return r;
-}
-
 /*
  * This node's result array is posted: tell the parent, which sends the
  * data of a rendezvous broadcast only then.  Without memory for the
@@ -1110,13 +1156,15 @@ static void coll_ready_send(struct torus_coll_slot *s,
 int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		    struct netlink_ext_ack *extack)
 {
+	bool list = req->group & TORUS_COLL_GROUP_LIST;
+	struct torus_coll_list *numbering;
 	const struct torus_fib *fib;
 	struct torus_coll_slot *s;
 	struct torus_coll *coll;
 	struct coll_arrays arr;
 	struct sk_buff *skb;
 	struct coll_out out;
-	u32 children, i, rank;
+	u32 children, i, rank, *next_seq;
 	bool rooted;
 	u8 parent;
 	int err;
@@ -1138,22 +1186,45 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		err = -ENETDOWN;
 		goto unlock;
 	}
-	s = coll_find(coll, req->group, coll->next_seq[req->group]);
+	next_seq = &coll->next_seq[req->group & (TORUS_COLL_GROUPS - 1)];
+	if (list) {
+		numbering = torus_coll_list_enter(coll, req);
+		if (!numbering) {
+			NL_SET_ERR_MSG(extack,
+				       "torus: operations in flight hold the node lists' numbering");
+			err = -EBUSY;
+			goto unlock;
+		}
+		next_seq = &numbering->next_seq;
+	}
+	s = coll_find(coll, req->group, *next_seq);
 	if (s && s->state != TORUS_COLL_EARLY)
 		s = NULL;	/* the numbers went round: still in flight */
 	else if (!s)
-		s = coll_alloc(coll, req->group, coll->next_seq[req->group],
-			       req->timeout_ms);
+		s = coll_alloc(coll, req->group, *next_seq, req->timeout_ms);
 	if (!s) {
 		NL_SET_ERR_MSG(extack,
 			       "torus: too many collective operations in flight");
 		err = -EBUSY;
 		goto unlock;
 	}
-	coll->next_seq[req->group]++;
-	coll_tree(coll, fib, req->group,
-		  req->kind == TORUS_COLL_BCAST && req->has_root_coord ?
-		  req->root_coord : NULL, &parent, &children, &rooted);
+	if (list) {
+		err = torus_coll_list_tree(s, &fib->geom, req, &parent,
+					   &children, &rooted);
+		if (err) {
+			NL_SET_ERR_MSG(extack,
+				       "torus: this node or the root is not in the node list");
+			if (!s->has_params && skb_queue_empty(&s->early))
+				coll_slot_free(s, &out);
+			goto unlock;
+		}
+	} else {
+		coll_tree(coll, fib, req->group,
+			  req->kind == TORUS_COLL_BCAST && req->has_root_coord ?
+			  req->root_coord : NULL, &parent, &children, &rooted);
+	}
+	(*next_seq)++;
+	s->list = list;
 	s->kind = req->kind;
 	s->type = req->type;
 	s->op = req->op;
@@ -1175,7 +1246,7 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->prod = arr.prod;
 	s->locs = arr.locs;
 	memset(&arr, 0, sizeof(arr));
-	rank = coll_rank(&fib->geom);
+	rank = torus_coll_rank(&fib->geom, fib->geom.coord);
 	for (i = 0; s->locs && i < s->count; i++)
 		s->locs[i] = rank;
 	s->done.net = req->net;
@@ -1189,7 +1260,8 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	/* cut off from the root, or failed by a neighbour already: fail it
 	 * now, and tell the others
 	 */
-	if (parent != TORUS_DIR_NONE && !(torus_fib_usable(fib) & BIT(parent)))
+	if (!list && parent != TORUS_DIR_NONE &&
+	    !(torus_fib_usable(fib) & BIT(parent)))
 		coll_fail(s, -ENOLINK, &fib->geom, parent, &out);
 	else if (s->aborted)
 		coll_fail(s, -ECONNABORTED, &fib->geom, TORUS_DIR_NONE, &out);
@@ -1220,6 +1292,7 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 {
 	u32 count = ntohl(ch->count), first = ntohl(ch->first);
 	u32 n = ntohl(ch->n);
+	u16 group = ntohs(ch->group);
 
 	if (h->version != TORUS_HDR_VERSION ||
 	    memcmp(h->dst, g->coord, TORUS_MAX_AXES))
@@ -1227,7 +1300,8 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 	if (ch->phase < TORUS_COLL_UP || ch->phase > TORUS_COLL_READY ||
 	    ch->kind > TORUS_COLL_KIND_MAX || ch->type > TORUS_COLL_TYPE_MAX ||
 	    ch->op > TORUS_COLL_OP_MAX || ch->flags & ~TORUS_COLL_F_EMPTY ||
-	    ch->reserved || ntohs(ch->group) >> g->ndims)
+	    ch->reserved ||
+	    (!(group & TORUS_COLL_GROUP_LIST) && group >> g->ndims))
 		return false;
 	return count <= TORUS_COLL_MAX_COUNT && first <= count &&
 	       n <= count - first;
@@ -1244,10 +1318,11 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 {
 	struct torus_coll *coll = rcu_dereference(node->coll);
 	const struct torus_coll_hdr *ch;
+	struct torus_coll_list *numbering;
 	const struct torus_fib *fib;
 	struct torus_coll_slot *s;
 	struct coll_out out;
-	u8 in_dir;
+	u8 in_dir, edge;
 	u16 group;
 	u32 seq;
 
@@ -1269,10 +1344,12 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		torus_coll_drop(node, port, skb, TORUS_DROP_NO_PORT);
 		return;
 	}
+	COLL_CB(skb)->rank = torus_coll_rank(&fib->geom,
+					     ((struct torus_hdr *)skb->data)->src);
 	__skb_pull(skb, TORUS_HDR_LEN);
 	ch = (const struct torus_coll_hdr *)skb->data;
 	seq = ntohl(ch->seq);
-	skb->cb[0] = in_dir;
+	COLL_CB(skb)->dir = in_dir;
 
 	coll_out_init(&out);
 	spin_lock(&coll->lock);
@@ -1286,18 +1363,24 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		 * kind is ignored at the join); a number behind is for an
 		 * operation this node has finished or failed
 		 */
-		if ((s32)(seq - coll->next_seq[group]) < 0)
+		numbering = group & TORUS_COLL_GROUP_LIST ?
+			    torus_coll_list_find(coll, group) : NULL;
+		if (group & TORUS_COLL_GROUP_LIST ?
+		    numbering && (s32)(seq - numbering->next_seq) < 0 :
+		    (s32)(seq - coll->next_seq[group]) < 0)
 			goto drop;
 		s = coll_alloc(coll, group, seq, TORUS_COLL_EARLY_MS);
 		if (!s)
 			goto drop;
 	}
 	if (ch->phase == TORUS_COLL_ABORT) {
+		edge = s->state == TORUS_COLL_EARLY ? TORUS_DIR_NONE :
+						       coll_in_edge(s, skb);
 		if (s->state == TORUS_COLL_EARLY) {
 			s->aborted = true;
-		} else if (in_dir == s->parent ||
-			   (s->children & BIT(in_dir))) {
-			coll_fail(s, -ECONNABORTED, &fib->geom, in_dir, &out);
+		} else if (edge != TORUS_DIR_NONE &&
+			   (edge == s->parent || s->children & BIT(edge))) {
+			coll_fail(s, -ECONNABORTED, &fib->geom, edge, &out);
 		} else {
 			goto drop;
 		}
@@ -1363,9 +1446,11 @@ void torus_coll_port_down(struct torus_node *node, struct torus_port *port)
 	for (i = 0; dir != TORUS_DIR_NONE && i < TORUS_COLL_SLOTS; i++) {
 		struct torus_coll_slot *s = &coll->slot[i];
 
-		/* a child not READY yet would be waited for in vain */
-		if ((s->state == TORUS_COLL_JOINED ||
-		     s->state == TORUS_COLL_UP_SENT) &&
+		/* a child not READY yet would be waited for in vain; a
+		 * node-list group's edges are routes, not this port
+		 */
+		if (!s->list && (s->state == TORUS_COLL_JOINED ||
+				 s->state == TORUS_COLL_UP_SENT) &&
 		    (s->parent == dir || (s->pending & BIT(dir)) ||
 		     (s->rendezvous && (s->children & ~s->ready & BIT(dir)))))
 			coll_fail(s, -ENOLINK, &fib->geom, dir, &out);

@@ -14,6 +14,7 @@
 #include "torus_xacc.h"
 
 struct genl_info;
+struct torus_geom;
 struct torus_node;
 struct torus_port;
 
@@ -23,6 +24,14 @@ struct torus_port;
 #define TORUS_COLL_SLOTS	16
 /* groups: 0, the whole fabric, or a bit per axis (a line, a plane, ...) */
 #define TORUS_COLL_GROUPS	BIT(TORUS_MAX_AXES)
+/*
+ * A node-list group's tree is 4-ary over the members' indices: a child's
+ * edge is its number among its parent's children, the parent's edge is
+ * the one after them (struct torus_coll_slot @edge).
+ */
+#define TORUS_COLL_LIST_FANOUT	4
+#define TORUS_COLL_LIST_PARENT	TORUS_COLL_LIST_FANOUT
+#define TORUS_COLL_LIST_EDGES	(TORUS_COLL_LIST_FANOUT + 1)
 /* frames kept per operation until this node joins it */
 #define TORUS_COLL_EARLY_MAX	256
 /*
@@ -112,6 +121,9 @@ struct torus_coll;
  * @aborted: a neighbour failed the operation before this node joined
  * @rendezvous: a rooted broadcast of more than TORUS_COLL_EAGER_MAX
  *	elements: children get data only after their READY
+ * @list: of a node-list group: @parent and @children are edges, not
+ *	directions, and @edge has the rank at the end of each
+ * @edge: node-list group: per edge the member's rank
  */
 struct torus_coll_slot {
 	struct torus_coll *coll;
@@ -142,6 +154,24 @@ struct torus_coll_slot {
 	bool has_params;
 	bool aborted;
 	bool rendezvous;
+	bool list;
+	u32 edge[TORUS_COLL_LIST_EDGES];
+};
+
+/**
+ * struct torus_coll_list - the numbering of a node-list group
+ * @group: TORUS_COLL_GROUP_LIST and the list's number; 0 if unused
+ * @hash: of the members, to see the number given to another list
+ * @count: members
+ * @next_seq: the sequence number of the next operation this node joins
+ * @used: jiffies of the last join
+ */
+struct torus_coll_list {
+	u16 group;
+	u32 hash;
+	u32 count;
+	u32 next_seq;
+	unsigned long used;
 };
 
 /**
@@ -154,6 +184,7 @@ struct torus_coll_slot {
  * @tree_set: @tree_parent and @tree_children were installed
  * @tree_parent: installed parent direction
  * @tree_children: installed child directions
+ * @lists: the node-list groups this node has joined
  * @reply: builds the answer to a requester (netlink; KUnit captures)
  * @rcu: deferred free
  * @slot: the operations
@@ -166,6 +197,7 @@ struct torus_coll {
 	bool tree_set;
 	u8 tree_parent;
 	u16 tree_children;
+	struct torus_coll_list lists[TORUS_COLL_LISTS];
 	struct sk_buff *(*reply)(const struct torus_coll_done *done);
 	struct rcu_head rcu;
 	struct torus_coll_slot slot[TORUS_COLL_SLOTS];
@@ -176,7 +208,11 @@ struct torus_coll {
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
  * @op: enum torus_coll_op
- * @group: 0 (the whole fabric) or a bit per axis the group spans
+ * @group: 0 (the whole fabric), a bit per axis the group spans, or
+ *	TORUS_COLL_GROUP_LIST and a list's number
+ * @members: node-list group: the members' ranks, ascending, this node's
+ *	among them (checked by the caller)
+ * @nmembers: entries in @members
  * @root: broadcast and reduce: this node is the root
  * @has_root_coord: @root_coord holds the root's coordinates
  * @root_coord: broadcast and reduce: the root's coordinates
@@ -189,6 +225,8 @@ struct torus_coll {
  */
 struct torus_coll_req {
 	u16 group;
+	const u32 *members;
+	u32 nmembers;
 	u8 kind;
 	u8 type;
 	u8 op;
@@ -228,6 +266,20 @@ void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
 			 u32 *children);
 void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,
 			     u32 children);
+
+/* torus_coll_list.c: node-list groups */
+u32 torus_coll_rank(const struct torus_geom *g, const u8 *coord);
+void torus_coll_rank_coord(const struct torus_geom *g, u32 rank, u8 *coord);
+struct torus_coll_list *torus_coll_list_find(struct torus_coll *coll,
+					     u16 group);
+struct torus_coll_list *torus_coll_list_enter(struct torus_coll *coll,
+					      const struct torus_coll_req *req);
+u32 torus_coll_list_index(const u32 *members, u32 n, u32 rank);
+int torus_coll_list_tree(struct torus_coll_slot *s,
+			 const struct torus_geom *g,
+			 const struct torus_coll_req *req, u8 *parent,
+			 u32 *children, bool *rooted);
+u8 torus_coll_list_edge(const struct torus_coll_slot *s, u32 rank);
 
 /* torus_coll_nl.c */
 struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done);

@@ -95,25 +95,68 @@ static struct net_device *coll_nl_get_dev(struct genl_info *info)
 	return dev;
 }
 
+/* The number of nodes in the fabric, as ranks count them. */
+static u32 coll_nl_size(const struct torus_geom *g)
+{
+	u32 size = 1;
+	unsigned int i;
+
+	for (i = 0; i < g->ndims; i++)
+		size *= g->dims[i];
+	return size;
+}
+
 /*
  * The parts of a request that depend on the node: the group's axes
- * exist, and the root of a broadcast or reduce is a member of it.
+ * exist; a node list names nodes of the fabric, this one among them.
  */
 static int coll_nl_group(struct genl_info *info, struct torus_node *node,
-			 u16 group)
+			 struct torus_coll_req *req)
 {
+	struct nlattr *members = info->attrs[TORUS_A_COLL_MEMBERS];
 	const struct torus_fib *fib;
-	unsigned int ndims = 0;
+	struct torus_geom g = {};
 
 	rcu_read_lock();
 	fib = rcu_dereference(node->fib);
 	if (fib && fib->placed)
-		ndims = fib->geom.ndims;
+		g = fib->geom;
 	rcu_read_unlock();
-	if (ndims && group >> ndims) {
+	if (!(req->group & TORUS_COLL_GROUP_LIST)) {
+		if (members) {
+			NL_SET_ERR_MSG_ATTR(info->extack, members,
+					    "torus: members make a node-list group (TORUS_COLL_GROUP_LIST)");
+			return -EINVAL;
+		}
+		if (g.ndims && req->group >> g.ndims) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    info->attrs[TORUS_A_COLL_GROUP],
+					    "torus: the group spans an axis the fabric does not have");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (!members) {
 		NL_SET_ERR_MSG_ATTR(info->extack,
 				    info->attrs[TORUS_A_COLL_GROUP],
-				    "torus: the group spans an axis the fabric does not have");
+				    "torus: a node-list group needs its members");
+		return -EINVAL;
+	}
+	req->members = nla_data(members);
+	req->nmembers = nla_len(members) / sizeof(u32);
+	if (!g.ndims)
+		return 0;	/* the join says the node is not placed */
+	/* ascending (policy): the last is the largest */
+	if (req->members[req->nmembers - 1] >= coll_nl_size(&g)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, members,
+				    "torus: a member's rank is beyond the fabric");
+		return -EINVAL;
+	}
+	if (torus_coll_list_index(req->members, req->nmembers,
+				  torus_coll_rank(&g, g.coord)) ==
+	    req->nmembers) {
+		NL_SET_ERR_MSG_ATTR(info->extack, members,
+				    "torus: this node is not among the members");
 		return -EINVAL;
 	}
 	return 0;
@@ -147,7 +190,15 @@ static int coll_nl_root(struct genl_info *info, struct torus_node *node,
 				   info->extack);
 	if (err)
 		return err;
-	for (i = 0; group && i < g.ndims; i++)
+	if (req->members &&
+	    torus_coll_list_index(req->members, req->nmembers,
+				  torus_coll_rank(&g, coord)) ==
+	    req->nmembers) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[TORUS_A_COLL_ROOT],
+				    "torus: the root is not among the members");
+		return -EINVAL;
+	}
+	for (i = 0; !req->members && group && i < g.ndims; i++)
 		if (!(group & BIT(i)) && coord[i] != own[i]) {
 			NL_SET_ERR_MSG_ATTR(info->extack,
 					    info->attrs[TORUS_A_COLL_ROOT],
@@ -212,7 +263,7 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!dev)
 		return -ENODEV;
 	node = netdev_priv(dev);
-	err = coll_nl_group(info, node, req.group);
+	err = coll_nl_group(info, node, &req);
 	if (err)
 		goto out;
 	if (req.kind == TORUS_COLL_BCAST || req.kind == TORUS_COLL_REDUCE) {

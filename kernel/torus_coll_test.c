@@ -766,6 +766,8 @@ struct coll_fixture {
 	u16 send_group;		/* the group of the frames sent in */
 	u32 send_first;		/* ... and their first element */
 	bool send_bcast;	/* ... and a broadcast's, not a sum's */
+	bool send_routed;	/* ... and a node list's, routed: */
+	u8 send_src, send_dst;	/* from and to these x */
 };
 
 /* the reply hook is global to the node; one fixture at a time */
@@ -920,6 +922,8 @@ static int coll_fx_join(struct coll_fixture *fx, s64 v, u32 timeout_ms)
 	return coll_fx_join_req(fx, &req);
 }
 
+#define COLL_FX_HOPS	9	/* hop limit of the routed frames sent in */
+
 /*
  * An int64 sum frame from the neighbour behind @far: @count elements in
  * the operation, @n said to be in the frame, @have really there (each
@@ -932,6 +936,7 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 	u8 src[TORUS_MAX_AXES] = { far == fx->a_far ? 0 : 2 };
 	u8 dst[TORUS_MAX_AXES] = { 1 };
 	struct torus_coll_hdr *ch;
+	u8 hops = 1;
 	struct ethhdr *eth;
 	struct sk_buff *skb;
 	unsigned int i;
@@ -945,8 +950,13 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 	eth_broadcast_addr(eth->h_dest);
 	ether_addr_copy(eth->h_source, far->dev_addr);
 	eth->h_proto = htons(ETH_P_TORUS);
+	if (fx->send_routed) {
+		src[0] = fx->send_src;
+		dst[0] = fx->send_dst;
+		hops = COLL_FX_HOPS;
+	}
 	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
-		       1);
+		       hops);
 	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
 	ch->phase = phase;
 	ch->kind = fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE;
@@ -1600,6 +1610,134 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 }
 
+#define COLL_FX_LIST	(TORUS_COLL_GROUP_LIST | 7)
+
+/* This node (1 on a line of 3) joins an int64 sum in a node list. */
+static int coll_fx_join_list(struct coll_fixture *fx, const u32 *members,
+			     u32 n, s64 v)
+{
+	struct torus_coll_req req = {
+		.group = COLL_FX_LIST,
+		.members = members,
+		.nmembers = n,
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = TORUS_COLL_SUM,
+		.count = 1,
+		.timeout_ms = 5000,
+		.data = &v,
+		.net = &init_net,
+	};
+
+	return coll_fx_join_req(fx, &req);
+}
+
+/* The next captured frame is a node list's, routed from 1 to @dst. */
+static void coll_fx_expect_routed(struct kunit *test, struct sk_buff_head *q,
+				  u8 src, u8 dst, u8 hops, u8 phase, u32 seq,
+				  s64 v)
+{
+	const struct torus_coll_hdr *ch;
+	const struct torus_hdr *h;
+	struct sk_buff *skb;
+
+	skb = skb_dequeue(q);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_GE(test, skb->len,
+			TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + 8U);
+	h = (const void *)skb->data;
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, h->type, TORUS_T_COLL);
+	KUNIT_EXPECT_EQ(test, h->src[0], src);
+	KUNIT_EXPECT_EQ(test, h->dst[0], dst);
+	KUNIT_EXPECT_EQ(test, h->hop_limit, hops);
+	KUNIT_EXPECT_EQ(test, ntohs(ch->group), COLL_FX_LIST);
+	KUNIT_EXPECT_EQ(test, ch->phase, phase);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->seq), seq);
+	KUNIT_EXPECT_EQ(test, (s64)get_unaligned_be64(skb->data +
+						      TORUS_HDR_LEN +
+						      TORUS_COLL_HDR_LEN), v);
+	kfree_skb(skb);
+}
+
+/*
+ * A node list's tree is over its members, its frames routed: in
+ * {0, 1, 2} this node is a leaf below 0; it takes the result only from
+ * its parent (a member that is none of its edges is stray), and a frame
+ * of the list between 0 and 2 passes through it in the data path, the
+ * engine untouched.
+ */
+static void torus_coll_list_test(struct kunit *test)
+{
+	static const u32 all[] = { 0, 1, 2 };
+	struct coll_fixture *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, all, 3, 5), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_expect_routed(test, &fx->to_parent, 1, 0,
+			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 5);
+	fx->send_group = COLL_FX_LIST;
+	fx->send_routed = true;
+	/* 0 -> 2 through this node: relayed with one hop less */
+	fx->send_src = 0;
+	fx->send_dst = 2;
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 77);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_routed(test, &fx->to_child, 0, 2, COLL_FX_HOPS - 1,
+			      TORUS_COLL_DOWN, 0, 77);
+	/* the result from 2, no edge of this node, is stray */
+	fx->send_src = 2;
+	fx->send_dst = 1;
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_DOWN, 0, 66);
+	coll_fx_wait(fx, NULL, 1, 100);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	fx->send_src = 0;
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 42);
+	coll_fx_expect_answer(test, fx, 0, 42);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
+	fx->send_group = 0;
+	fx->send_routed = false;
+}
+
+/*
+ * In {1, 2} this node is the root, 2 its child; the list is numbered on
+ * its own (the fabric's operation 0 is not disturbed), and the same
+ * number given to other members restarts the numbering.
+ */
+static void torus_coll_list_root_test(struct kunit *test)
+{
+	static const u32 pair[] = { 1, 2 }, other[] = { 0, 1 };
+	struct coll_fixture *fx = test->priv;
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	fx->send_group = COLL_FX_LIST;
+	fx->send_routed = true;
+	fx->send_src = 2;
+	fx->send_dst = 1;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_routed(test, &fx->to_child, 1, 2,
+			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 0, 42);
+	coll_fx_expect_answer(test, fx, 0, 42);
+	/* its next operation is 1 */
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 1), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_routed(test, &fx->to_child, 1, 2,
+			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 1, 3);
+	coll_fx_expect_answer(test, fx, 1, 3);
+	/* other members under the number: operation 0 again, below 0 */
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_expect_routed(test, &fx->to_parent, 1, 0,
+			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
+	/* the fabric's operation 0 still waits for its child */
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	fx->send_group = 0;
+	fx->send_routed = false;
+}
+
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_updown_test),
 	KUNIT_CASE(torus_coll_cut_through_test),
@@ -1615,6 +1753,8 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_no_parent_test),
 	KUNIT_CASE(torus_coll_mtu_frames_test),
 	KUNIT_CASE(torus_coll_group_test),
+	KUNIT_CASE(torus_coll_list_test),
+	KUNIT_CASE(torus_coll_list_root_test),
 	{}
 };
 

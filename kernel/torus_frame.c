@@ -36,10 +36,16 @@ int torus_hdr_check(const struct torus_hdr *h, const struct torus_geom *g)
 {
 	if (h->version != TORUS_HDR_VERSION)
 		return TORUS_DROP_VERSION;
-	if (h->type != TORUS_T_DATA)
+	/* routed collective frames are a node-list group's */
+	if (h->type == TORUS_T_COLL) {
+		if (h->proto)
+			return TORUS_DROP_MALFORMED;
+	} else if (h->type != TORUS_T_DATA) {
 		return TORUS_DROP_MALFORMED;
-	if (h->proto != htons(ETH_P_IP) && h->proto != htons(ETH_P_IPV6))
+	} else if (h->proto != htons(ETH_P_IP) &&
+		   h->proto != htons(ETH_P_IPV6)) {
 		return TORUS_DROP_PROTO;
+	}
 	if (h->flags & ~(TORUS_F_VIA | TORUS_F_DETOUR | TORUS_F_PLAN1_MASK) ||
 	    ((h->flags & TORUS_F_PLAN1_MASK) && !(h->flags & TORUS_F_VIA)) ||
 	    h->vc > TORUS_VC_MAX || h->traversed >> g->ndims)

@@ -52,6 +52,7 @@ static const struct torus_hostile_case torus_hostile_cases[] = {
 	{ "version2", 0, 2, TORUS_DROP_VERSION },
 	{ "type_ctrl", 1, TORUS_T_CTRL, TORUS_DROP_MALFORMED },
 	{ "type_unknown", 1, 0xee, TORUS_DROP_MALFORMED },
+	{ "type_coll_with_proto", 1, TORUS_T_COLL, TORUS_DROP_MALFORMED },
 	{ "hop_limit0", 2, 0, TORUS_DROP_HOP_LIMIT },
 	{ "unknown_flag", 3, 0x80, TORUS_DROP_MALFORMED },
 	{ "proto_arp", 5, 0x06, TORUS_DROP_PROTO },

@@ -189,6 +189,32 @@ void torus_coll_xmit(struct torus_node *node, struct sk_buff *skb, u8 dir)
 	torus_port_send(node, fib, skb, dir);
 }
 
+/*
+ * A node-list group's frame (data at its torus header) to another member,
+ * routed from here as a packet of the node's own would be.  Under
+ * rcu_read_lock().
+ */
+void torus_coll_route_xmit(struct torus_node *node, struct sk_buff *skb)
+{
+	const struct torus_fib *fib = rcu_dereference(node->fib);
+	int reason;
+	u8 dir;
+
+	if (unlikely(!fib || !fib->placed)) {
+		torus_drop(node, NULL, skb, TORUS_DROP_NOT_PLACED);
+		return;
+	}
+	reason = torus_fwd_route(node, fib, (struct torus_hdr *)skb->data,
+				 TORUS_DIR_NONE, true, &dir);
+	if (unlikely(reason == TORUS_PASS && dir == TORUS_DIR_NONE))
+		reason = TORUS_DROP_MALFORMED;	/* not a member's own */
+	if (unlikely(reason != TORUS_PASS)) {
+		torus_drop(node, NULL, skb, reason);
+		return;
+	}
+	torus_port_send(node, fib, skb, dir);
+}
+
 void torus_coll_drop(struct torus_node *node, struct torus_port *port,
 		     struct sk_buff *skb, enum torus_drop_reason reason)
 {
@@ -369,13 +395,18 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	 * buffer and TCP small queues (a 31-hop path starves TCP).
 	 */
 	skb_orphan(skb);
-	/* collectives: one hop, consumed by the engine */
-	if (h->type == TORUS_T_COLL) {
+	/* Collectives are consumed by the engine where they are addressed
+	 * (one-hop frames always: it drops the misaddressed); a node-list
+	 * group's frame for another member goes on as data does.
+	 */
+	fib = rcu_dereference(node->fib);
+	if (h->type == TORUS_T_COLL &&
+	    (!fib || !fib->placed || h->hop_limit <= 1 ||
+	     !memcmp(h->dst, fib->geom.coord, TORUS_MAX_AXES))) {
 		torus_coll_rx(node, port, skb);
 		return RX_HANDLER_CONSUMED;
 	}
 
-	fib = rcu_dereference(node->fib);
 	if (unlikely(!fib || !fib->placed)) {
 		reason = TORUS_DROP_NOT_PLACED;
 		goto drop;
@@ -394,6 +425,11 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb)
 	if (unlikely(reason != TORUS_PASS))
 		goto drop;
 	if (dir == TORUS_DIR_NONE) {
+		/* a collective frame for here went to the engine above */
+		if (unlikely(h->type != TORUS_T_DATA)) {
+			reason = TORUS_DROP_MALFORMED;
+			goto drop;
+		}
 		if (unlikely(READ_ONCE(node->role) == TORUS_ROLE_LAMB)) {
 			reason = TORUS_DROP_LAMB;
 			goto drop;

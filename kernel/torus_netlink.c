@@ -94,6 +94,39 @@ static int torus_nl_validate_recs(const struct nlattr *attr,
 	return 0;
 }
 
+static int torus_nl_validate_group(const struct nlattr *attr,
+				   struct netlink_ext_ack *extack)
+{
+	u16 group = nla_get_u16(attr);
+
+	if (!(group & TORUS_COLL_GROUP_LIST) && group >= TORUS_COLL_GROUPS) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "torus: a group is axes (a bit each) or TORUS_COLL_GROUP_LIST and a number");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int torus_nl_validate_members(const struct nlattr *attr,
+				     struct netlink_ext_ack *extack)
+{
+	const u32 *rank = nla_data(attr);
+	unsigned int i, n = nla_len(attr) / sizeof(*rank);
+
+	if (!n || n > TORUS_COLL_LIST_MAX || nla_len(attr) % sizeof(*rank)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "torus: members are 1 to TORUS_COLL_LIST_MAX u32 ranks");
+		return -EINVAL;
+	}
+	for (i = 1; i < n; i++)
+		if (rank[i] <= rank[i - 1]) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "torus: members are ranks in ascending order, each once");
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_IFINDEX]	= { .type = NLA_U32 },
 	[TORUS_A_IFNAME]	= { .type = NLA_STRING, .len = IFNAMSIZ - 1 },
@@ -137,8 +170,10 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_ROUTES_PACKED]	= NLA_POLICY_VALIDATE_FN(NLA_BINARY,
 						 torus_nl_validate_recs),
 	[TORUS_A_COLL_LOC]	= { .type = NLA_REJECT },
-	[TORUS_A_COLL_GROUP]	= NLA_POLICY_MAX(NLA_U16,
-						 TORUS_COLL_GROUPS - 1),
+	[TORUS_A_COLL_GROUP]	= NLA_POLICY_VALIDATE_FN(NLA_U16,
+						 torus_nl_validate_group),
+	[TORUS_A_COLL_MEMBERS]	= NLA_POLICY_VALIDATE_FN(NLA_BINARY,
+						 torus_nl_validate_members),
 };
 
 /* ---- parsing helpers ---- */

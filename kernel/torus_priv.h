@@ -329,6 +329,7 @@ netdev_tx_t torus_node_xmit(struct sk_buff *skb, struct net_device *dev);
 rx_handler_result_t torus_handle_frame(struct sk_buff **pskb);
 u16 torus_fib_usable(const struct torus_fib *fib);
 void torus_coll_xmit(struct torus_node *node, struct sk_buff *skb, u8 dir);
+void torus_coll_route_xmit(struct torus_node *node, struct sk_buff *skb);
 void torus_coll_drop(struct torus_node *node, struct torus_port *port,
 		     struct sk_buff *skb, enum torus_drop_reason reason);
 

@@ -68,9 +68,10 @@
  *	by coordinates and consumed by the module
  * @TORUS_T_CTRL: a control frame for the daemon, one hop only; it is
  *	passed up on the port so a packet socket (torusd, tcpdump) sees it
- * @TORUS_T_COLL: a collective operation frame, one hop along the
- *	combining tree (struct torus_coll_hdr follows the header); consumed
- *	by the module
+ * @TORUS_T_COLL: a collective operation frame (struct torus_coll_hdr
+ *	follows the header, @proto is 0), consumed by the module: one hop
+ *	along the combining tree, or, in a node-list group
+ *	(TORUS_COLL_GROUP_LIST), routed to another member as data is
  */
 enum torus_frame_type {
 	TORUS_T_DATA = 1,
@@ -286,8 +287,14 @@ enum torus_cmd {
  *	result; rank = x + X * (y + Y * (z + ...)) for extents X, Y, ...
  * @TORUS_A_COLL_GROUP: u16, the group: 0 (default) the whole fabric, or a
  *	bit per axis the group spans through this node (one bit: the
- *	node's line along that axis; two: its plane; ...).  Every member
- *	joins with the same value; operations are numbered per group.
+ *	node's line along that axis; two: its plane; ...), or
+ *	TORUS_COLL_GROUP_LIST with a list's number in the low bits, for
+ *	the nodes of TORUS_A_COLL_MEMBERS.  Every member joins with the
+ *	same value; operations are numbered per group.
+ * @TORUS_A_COLL_MEMBERS: binary, the ranks (u32, host order, strictly
+ *	ascending, this node's among them, at most TORUS_COLL_LIST_MAX) of
+ *	a node-list group; with TORUS_COLL_GROUP_LIST only.  See the DOC
+ *	on collectives.
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -330,6 +337,7 @@ enum torus_attr {
 	TORUS_A_ROUTES_PACKED,
 	TORUS_A_COLL_LOC,
 	TORUS_A_COLL_GROUP,
+	TORUS_A_COLL_MEMBERS,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
@@ -699,9 +707,22 @@ enum torus_port_info_attr {
  * along x lines to x = 0, then along the y line to y = 0, and so on, the
  * shorter way round a ring, over the cables that have carrier.  torusd
  * installs another around dead nodes, cut cables and lambs.  A broadcast
- * of at most 64 elements on the default tree runs down that tree rooted
- * at its root instead, with no phase up: a node that joins late delays
- * only the nodes below it.
+ * that names its root runs down the default tree rooted there instead,
+ * with no phase up: a node that joins late delays only the nodes below
+ * it.
+ *
+ * A node-list group is any set of placed nodes, named by their ranks:
+ * its tree is a 4-ary tree over the members in the order of their ranks
+ * (rooted at the first, or at a broadcast's root), and its frames go
+ * from member to member by the fabric's routes, exceptions and lambs
+ * included, relayed in the data path of the nodes between.  So a dead
+ * node or a cut cable outside the list does not stop it, but an edge
+ * lost mid-operation is only seen at the timeout.  A node keeps the
+ * numbering of TORUS_COLL_LISTS lists at once: a list's number given
+ * with other members restarts its numbering on that node (only while
+ * none of its operations is in flight), and a new number past that many
+ * takes the place of the least recently used list with nothing in
+ * flight.
  *
  * Sums of floats and doubles are exact and rounded once at the root, to
  * nearest, ties to even, so every node gets the same bits whatever the
@@ -720,6 +741,9 @@ enum torus_port_info_attr {
 #define TORUS_COLL_TIMEOUT_MS		10000	/* default */
 #define TORUS_COLL_TIMEOUT_MS_MAX	600000
 #define TORUS_COLL_MAX_COUNT		8192	/* elements per operation */
+#define TORUS_COLL_GROUP_LIST		0x8000	/* a node-list group */
+#define TORUS_COLL_LIST_MAX		4096	/* members of a node list */
+#define TORUS_COLL_LISTS		16	/* lists a node numbers */
 
 /**
  * enum torus_coll_tree_attr - a node's combining tree (TORUS_A_COLL_TREE)
@@ -824,7 +848,8 @@ enum torus_coll_op {
  * @op: enum torus_coll_op
  * @flags: TORUS_COLL_F_*
  * @reserved: 0
- * @group: the group (0: the whole fabric, else a bit per axis spanned)
+ * @group: the group (0: the whole fabric, a bit per axis spanned, or
+ *	TORUS_COLL_GROUP_LIST and the list's number)
  * @seq: the operation's sequence number in the group
  * @count: elements of the operation
  * @first: index of the first element in this frame
