@@ -63,6 +63,28 @@ static bool coll_group_busy(const struct torus_coll *coll, u16 group)
 	return false;
 }
 
+/*
+ * An entry for a number new here: a free one, else the least recently
+ * used list with nothing in flight (its numbering is lost), else NULL.
+ */
+static struct torus_coll_list *coll_list_free_entry(struct torus_coll *coll)
+{
+	struct torus_coll_list *lru = NULL;
+	unsigned int i;
+
+	for (i = 0; i < TORUS_COLL_LISTS; i++)
+		if (!coll->lists[i].group)
+			return &coll->lists[i];
+	for (i = 0; i < TORUS_COLL_LISTS; i++) {
+		struct torus_coll_list *c = &coll->lists[i];
+
+		if (!coll_group_busy(coll, c->group) &&
+		    (!lru || time_before(c->used, lru->used)))
+			lru = c;
+	}
+	return lru;
+}
+
 /**
  * torus_coll_list_enter - the numbering of the node list a join names
  * @coll: the node's collective state (locked)
@@ -80,23 +102,13 @@ struct torus_coll_list *torus_coll_list_enter(struct torus_coll *coll,
 {
 	struct torus_coll_list *l = torus_coll_list_find(coll, req->group);
 	u32 hash = jhash2(req->members, req->nmembers, req->nmembers);
-	unsigned int i;
 
 	if (l && l->hash == hash && l->count == req->nmembers)
 		goto found;
 	if (l && coll_group_busy(coll, l->group))
 		return NULL;
-	for (i = 0; !l && i < TORUS_COLL_LISTS; i++) {
-		struct torus_coll_list *c = &coll->lists[i];
-
-		if (!c->group) {
-			l = c;
-			break;
-		}
-		if (!coll_group_busy(coll, c->group) &&
-		    (!l || time_before(c->used, l->used)))
-			l = c;
-	}
+	if (!l)
+		l = coll_list_free_entry(coll);
 	if (!l)
 		return NULL;
 	l->group = req->group;

@@ -1612,12 +1612,15 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 
 #define COLL_FX_LIST	(TORUS_COLL_GROUP_LIST | 7)
 
-/* This node (1 on a line of 3) joins an int64 sum in a node list. */
+/*
+ * This node (1 on a line of 3) joins an int64 sum in a node list, under
+ * the group of the frames sent in.
+ */
 static int coll_fx_join_list(struct coll_fixture *fx, const u32 *members,
 			     u32 n, s64 v)
 {
 	struct torus_coll_req req = {
-		.group = COLL_FX_LIST,
+		.group = fx->send_group,
 		.members = members,
 		.nmembers = n,
 		.kind = TORUS_COLL_ALLREDUCE,
@@ -1632,10 +1635,13 @@ static int coll_fx_join_list(struct coll_fixture *fx, const u32 *members,
 	return coll_fx_join_req(fx, &req);
 }
 
-/* The next captured frame is a node list's, routed from 1 to @dst. */
-static void coll_fx_expect_routed(struct kunit *test, struct sk_buff_head *q,
-				  u8 src, u8 dst, u8 hops, u8 phase, u32 seq,
-				  s64 v)
+/*
+ * The next captured frame is a node list's (the group of the frames sent
+ * in), routed from @src to @dst.
+ */
+static void coll_fx_expect_routed(struct kunit *test, struct coll_fixture *fx,
+				  struct sk_buff_head *q, u8 src, u8 dst,
+				  u8 hops, u8 phase, u32 seq, s64 v)
 {
 	const struct torus_coll_hdr *ch;
 	const struct torus_hdr *h;
@@ -1651,7 +1657,7 @@ static void coll_fx_expect_routed(struct kunit *test, struct sk_buff_head *q,
 	KUNIT_EXPECT_EQ(test, h->src[0], src);
 	KUNIT_EXPECT_EQ(test, h->dst[0], dst);
 	KUNIT_EXPECT_EQ(test, h->hop_limit, hops);
-	KUNIT_EXPECT_EQ(test, ntohs(ch->group), COLL_FX_LIST);
+	KUNIT_EXPECT_EQ(test, ntohs(ch->group), fx->send_group);
 	KUNIT_EXPECT_EQ(test, ch->phase, phase);
 	KUNIT_EXPECT_EQ(test, ntohl(ch->seq), seq);
 	KUNIT_EXPECT_EQ(test, (s64)get_unaligned_be64(skb->data +
@@ -1672,18 +1678,18 @@ static void torus_coll_list_test(struct kunit *test)
 	static const u32 all[] = { 0, 1, 2 };
 	struct coll_fixture *fx = test->priv;
 
-	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, all, 3, 5), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	coll_fx_expect_routed(test, &fx->to_parent, 1, 0,
-			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 5);
 	fx->send_group = COLL_FX_LIST;
 	fx->send_routed = true;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, all, 3, 5), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
+			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 5);
 	/* 0 -> 2 through this node: relayed with one hop less */
 	fx->send_src = 0;
 	fx->send_dst = 2;
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 77);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	coll_fx_expect_routed(test, &fx->to_child, 0, 2, COLL_FX_HOPS - 1,
+	coll_fx_expect_routed(test, fx, &fx->to_child, 0, 2, COLL_FX_HOPS - 1,
 			      TORUS_COLL_DOWN, 0, 77);
 	/* the result from 2, no edge of this node, is stray */
 	fx->send_src = 2;
@@ -1717,23 +1723,53 @@ static void torus_coll_list_root_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	coll_fx_expect_routed(test, &fx->to_child, 1, 2,
+	coll_fx_expect_routed(test, fx, &fx->to_child, 1, 2,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 0, 42);
 	coll_fx_expect_answer(test, fx, 0, 42);
 	/* its next operation is 1 */
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 1), 0);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	coll_fx_expect_routed(test, &fx->to_child, 1, 2,
+	coll_fx_expect_routed(test, fx, &fx->to_child, 1, 2,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 1, 3);
 	coll_fx_expect_answer(test, fx, 1, 3);
 	/* other members under the number: operation 0 again, below 0 */
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	coll_fx_expect_routed(test, &fx->to_parent, 1, 0,
+	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
 	/* the fabric's operation 0 still waits for its child */
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	fx->send_group = 0;
+	fx->send_routed = false;
+}
+
+/*
+ * Each list keeps its numbering while another is used: a second list
+ * new here takes a free entry, not the first's (idle) one.
+ */
+static void torus_coll_list_numbering_test(struct kunit *test)
+{
+	static const u32 pair[] = { 1, 2 }, other[] = { 0, 1 };
+	struct coll_fixture *fx = test->priv;
+
+	fx->send_routed = true;
+	fx->send_src = 2;
+	fx->send_dst = 1;
+	fx->send_group = COLL_FX_LIST;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1);
+	coll_fx_expect_answer(test, fx, 0, 6);
+	fx->send_group = COLL_FX_LIST + 1;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
+			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
+	/* the first list's next operation is its 1 */
+	fx->send_group = COLL_FX_LIST;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
+	coll_fx_expect_answer(test, fx, 1, 7);
 	fx->send_group = 0;
 	fx->send_routed = false;
 }
@@ -1755,6 +1791,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_group_test),
 	KUNIT_CASE(torus_coll_list_test),
 	KUNIT_CASE(torus_coll_list_root_test),
+	KUNIT_CASE(torus_coll_list_numbering_test),
 	{}
 };
 

@@ -10,11 +10,13 @@ operation on a 4x4x4 torus and on a 3x3 mesh.  Prints
 PASS:/FAIL:/SKIP: lines for the aggregator.
 """
 
+import errno
 import os
 import shutil
 import struct
 import subprocess
 import sys
+import threading
 import time
 from fractions import Fraction
 
@@ -516,6 +518,106 @@ FAILED_MSGS = ("Link has been severed", "Software caused connection abort",
                "timed out")
 
 
+# a node list: 6 nodes spread over the rack, none next to another
+LIST = [(0, 0, 0), (2, 1, 0), (1, 2, 1), (1, 0, 2), (0, 1, 2), (2, 2, 2)]
+# another at the same time, sharing two of them
+LIST2 = [(2, 1, 0), (1, 1, 1), (1, 2, 1)]
+
+
+def fwd_packets(rack, nodes):
+    return sum(rack.node_json(c)["stats"]["fwd_packets"] for c in nodes)
+
+
+@case("coll_node_list_only_members_run")
+def check_list(rack):
+    """A group of 6 nodes named by rank: only they run the tool; their
+    frames are routed from member to member through the 21 others'
+    modules (their forwarded counters grow).  An int64 sum, while a
+    second list sharing 2 of them sums at the same time; a broadcast of
+    300 elements from the last member (rooted there, rendezvous over
+    routed edges); a barrier; a reduce to a middle member; and a list
+    this node is not in, or a root outside the list, refused."""
+    ranks = ",".join(str(rank(c)) for c in LIST)
+    ranks2 = ",".join(str(rank(c)) for c in LIST2)
+    others = [c for c in rack.nodes if c not in LIST]
+    before = fwd_packets(rack, others)
+    second = {}
+    t = threading.Thread(target=lambda: second.update(run_all(
+        rack, LIST2, lambda c: ["allreduce", "type", "int64", "group",
+                                ranks2, "timeout", "30000", "1"])))
+    t.start()
+    res = run_all(rack, LIST, lambda c: ["allreduce", "type", "int64",
+                                         "group", ranks, "timeout",
+                                         "30000", str(rank(c))])
+    t.join()
+    all_ok(res)
+    all_ok(second)
+    total = sum(rank(c) for c in LIST)
+    bad = [fmt(c) for c, r in res.items() if r[1]["result"] != [total]]
+    assert not bad, "list sum wrong on %s: %s" % (bad, res[bad[0]][1])
+    bad = [fmt(c) for c, r in second.items() if r[1]["result"] != [3]]
+    assert not bad, "second list's sum wrong on %s" % bad
+    root = LIST[-1]
+    data = [i * 7 - 1000 for i in range(300)]
+    res = run_all(rack, LIST,
+                  lambda c: ["broadcast", "type", "int64", "group", ranks,
+                             "root", fmt(root), "timeout", "30000"] +
+                  ([str(v) for v in data] if c == root else
+                   ["count", str(len(data))]))
+    all_ok(res)
+    bad = [fmt(c) for c, r in res.items() if r[1]["result"] != data]
+    assert not bad, "list broadcast wrong on %s" % bad
+    all_ok(run_all(rack, LIST, lambda c: ["barrier", "group", ranks,
+                                          "timeout", "30000"]))
+    mid = LIST[2]
+    res = run_all(rack, LIST,
+                  lambda c: ["reduce", "type", "int64", "op", "max",
+                             "group", ranks, "root", fmt(mid), "timeout",
+                             "30000", str(rank(c))])
+    all_ok(res)
+    assert res[mid][1].get("result") == [max(rank(c) for c in LIST)], \
+        res[mid][1]
+    relayed = fwd_packets(rack, others) - before
+    assert relayed > 0, "no frame went through a non-member"
+    # refused at once, with the reason
+    outside = others[0]
+    p = subprocess.run([TORUS, "-n", rack.ns(outside), "coll", "barrier",
+                        "group", ranks], capture_output=True, text=True,
+                       timeout=30)
+    assert p.returncode and "not among the members" in p.stderr, p.stderr
+    p = subprocess.run([TORUS, "-n", rack.ns(LIST[0]), "coll", "broadcast",
+                        "type", "int64", "group", ranks, "root",
+                        fmt(outside), "count", "1"],
+                       capture_output=True, text=True, timeout=30)
+    assert p.returncode and "root is not among" in p.stderr, p.stderr
+    # the module's own checks, from raw netlink: each fails with EINVAL
+    # and its reason
+    probe = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "coll_nl_probe.py")
+    got = loads_strict(rack.exec(LIST[0], [
+        "python3", probe, "tor0", str(rank(LIST[0])), str(rank(outside)),
+        str(len(rack.nodes)), fmt(outside)]).stdout)
+    want = {
+        "list_without_members": "needs its members",
+        "members_without_list": "members make a node-list group",
+        "axes_beyond_any_fabric": "a group is axes",
+        "members_not_ascending": "ascending order",
+        "members_repeated": "ascending order",
+        "members_partial_rank": "u32 ranks",
+        "self_not_member": "not among the members",
+        "member_beyond_fabric": "beyond the fabric",
+        "root_not_member": "root is not among the members",
+    }
+    bad = {k: got.get(k) for k, m in want.items()
+           if got.get(k, [0])[0] != errno.EINVAL or m not in got[k][1]}
+    assert not bad, "netlink checks: %s" % bad
+    return "6 members: sum %d (with a 3-member list at once), 300-element " \
+        "broadcast from %s, barrier, reduce to %s; %d frames relayed by " \
+        "non-members; outsiders refused; %d malformed requests refused " \
+        "by the module with their reason" % (
+            total, fmt(root), fmt(mid), relayed, len(want))
+
+
 @case("coll_member_deleted_mid_operation")
 def check_member_deleted(rack):
     """26 nodes wait for a 27th, whose namespace is deleted: every call
@@ -714,6 +816,7 @@ def main():
         check_late_rendezvous(rack)
         check_reduce(rack)
         check_groups(rack)
+        check_list(rack)
         check_loc(rack)
         check_prod(rack)
         check_logical(rack)

@@ -52,8 +52,16 @@ struct lt_seg {
 	bool done;
 };
 
+/* a node list, shared by the context and the requests started in it */
+struct lt_members {
+	unsigned int refs;
+	uint32_t n;
+	uint32_t rank[];	/* ascending */
+};
+
 struct torus_req {
 	struct torus_ctx *ctx;
+	struct lt_members *members;	/* of a node-list group, or NULL */
 	struct torus_req *next;	/* the context's queue, in start order */
 	uint16_t group;
 	uint8_t kind;
@@ -78,6 +86,7 @@ struct torus_ctx {
 	uint32_t nlseq;
 	uint32_t timeout_ms;
 	uint16_t group;		/* of the operations started from now on */
+	struct lt_members *members;	/* ... and its node list */
 	unsigned int ndims;
 	uint32_t dims[TORUS_MAX_AXES];
 	uint32_t coord[TORUS_MAX_AXES];
@@ -90,7 +99,7 @@ struct torus_ctx {
 	char *recvbuf;
 };
 
-#define LT_SENDBUF	(LT_SEG_BYTES + 1024)
+#define LT_SENDBUF	(LT_SEG_BYTES + TORUS_COLL_LIST_MAX * 4 + 1024)
 #define LT_RECVBUF	(LT_SEG_BYTES * 2 + 8192)
 
 static const char *const type_names[] = TORUS_COLL_TYPE_NAMES;
@@ -360,6 +369,18 @@ struct torus_ctx *torus_open(const char *ifname)
 	return NULL;
 }
 
+static void members_put(struct lt_members *m)
+{
+	if (m && !--m->refs)
+		free(m);
+}
+
+static void req_free(struct torus_req *r)
+{
+	members_put(r->members);
+	free(r);
+}
+
 void torus_close(struct torus_ctx *ctx)
 {
 	struct torus_req *r, *next;
@@ -368,8 +389,9 @@ void torus_close(struct torus_ctx *ctx)
 		return;
 	for (r = ctx->head; r; r = next) {
 		next = r->next;
-		free(r);
+		req_free(r);
 	}
+	members_put(ctx->members);
 	if (ctx->nl)
 		mnl_socket_close(ctx->nl);
 	free(ctx->sendbuf);
@@ -460,6 +482,75 @@ int torus_set_group(struct torus_ctx *ctx, uint32_t axes)
 		return -1;
 	}
 	ctx->group = (uint16_t)axes;
+	members_put(ctx->members);
+	ctx->members = NULL;
+	return 0;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool is_member(const struct lt_members *m, uint32_t rank)
+{
+	return bsearch(&rank, m->rank, m->n, sizeof(rank), rank_cmp);
+}
+
+/**
+ * torus_set_members - a node-list group for the operations started from
+ * now on
+ * @ctx: the context
+ * @id: the list's number, 0 to TORUS_LIST_ID_MAX, the same on every
+ *	member; two lists a node uses at once need two numbers
+ * @ranks: the members' ranks, in any order (repeats count once), this
+ *	node's among them
+ * @n: entries in @ranks, at most TORUS_COLL_LIST_MAX
+ *
+ * Every member calls it with the same number and nodes; its operations
+ * are numbered on their own.  torus_set_group() goes back to a line,
+ * a plane or the fabric.
+ *
+ * Return: 0, or -1 with errno EINVAL (a rank beyond the fabric, this
+ * node missing, too many, a number too large) or ENOMEM.
+ */
+int torus_set_members(struct torus_ctx *ctx, uint16_t id,
+		      const uint32_t *ranks, size_t n)
+{
+	struct lt_members *m;
+	uint32_t i, k;
+
+	ctx->errmsg[0] = 0;
+	if (id > TORUS_LIST_ID_MAX || !n || !ranks ||
+	    n > TORUS_COLL_LIST_MAX) {
+		set_msg(ctx, "a node list is 1 to 4096 ranks, its number 0 to 32767");
+		errno = EINVAL;
+		return -1;
+	}
+	m = malloc(sizeof(*m) + n * sizeof(m->rank[0]));
+	if (!m)
+		return -1;
+	memcpy(m->rank, ranks, n * sizeof(m->rank[0]));
+	qsort(m->rank, n, sizeof(m->rank[0]), rank_cmp);
+	for (i = 0, k = 0; i < n; i++)
+		if (!k || m->rank[i] != m->rank[k - 1])
+			m->rank[k++] = m->rank[i];
+	m->n = k;
+	m->refs = 1;
+	if (m->rank[k - 1] >= torus_size(ctx) ||
+	    !is_member(m, torus_rank(ctx))) {
+		set_msg(ctx, m->rank[k - 1] >= torus_size(ctx) ?
+			"a member's rank is beyond the fabric" :
+			"this node is not among the members");
+		free(m);
+		errno = EINVAL;
+		return -1;
+	}
+	members_put(ctx->members);
+	ctx->members = m;
+	ctx->group = TORUS_COLL_GROUP_LIST | id;
 	return 0;
 }
 
@@ -500,7 +591,13 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 		return NULL;
 	}
 	if ((kind == TORUS_COLL_BCAST || kind == TORUS_COLL_REDUCE) &&
-	    ctx->group) {
+	    ctx->members && !is_member(ctx->members, root)) {
+		set_msg(ctx, "the root is not among the members");
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((kind == TORUS_COLL_BCAST || kind == TORUS_COLL_REDUCE) &&
+	    ctx->group && !ctx->members) {
 		uint32_t coord[TORUS_MAX_AXES];
 		unsigned int i;
 
@@ -521,6 +618,9 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 		return NULL;
 	r->ctx = ctx;
 	r->group = ctx->group;
+	r->members = ctx->members;
+	if (r->members)
+		r->members->refs++;
 	r->kind = kind;
 	r->type = (uint8_t)type;
 	r->op = (uint8_t)op;
@@ -558,6 +658,10 @@ static int seg_send(struct torus_req *r, struct lt_seg *s)
 	mnl_attr_put_u32(nlh, TORUS_A_COLL_TIMEOUT_MS, ctx->timeout_ms);
 	if (r->group)
 		mnl_attr_put_u16(nlh, TORUS_A_COLL_GROUP, r->group);
+	if (r->members)
+		mnl_attr_put(nlh, TORUS_A_COLL_MEMBERS,
+			     r->members->n * sizeof(r->members->rank[0]),
+			     r->members->rank);
 	if (r->kind != TORUS_COLL_BARRIER)
 		mnl_attr_put_u8(nlh, TORUS_A_COLL_TYPE, r->type);
 	if (r->kind == TORUS_COLL_ALLREDUCE || r->kind == TORUS_COLL_REDUCE)
@@ -757,7 +861,7 @@ static int req_end(struct torus_req *r)
 
 	ctx->last_seq = r->last_seq;
 	unlink_req(ctx, r);
-	free(r);
+	req_free(r);
 	if (err) {
 		errno = err;
 		return -1;

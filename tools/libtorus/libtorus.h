@@ -69,6 +69,10 @@ int torus_set_timeout(struct torus_ctx *ctx, uint32_t ms);
 /* groups: a line, a plane, ... through this node (0: the whole fabric) */
 #define TORUS_GROUP_AXIS(axis)	(1U << (axis))
 int torus_set_group(struct torus_ctx *ctx, uint32_t axes);
+/* or a node list: any nodes, by rank, under a number of the program's */
+#define TORUS_LIST_ID_MAX	0x7fff
+int torus_set_members(struct torus_ctx *ctx, uint16_t id,
+		      const uint32_t *ranks, size_t n);
 
 size_t torus_type_size(int type);
 int torus_type_from_name(const char *name);

@@ -60,8 +60,10 @@ void coll_usage(FILE *f)
 		"               minloc | maxloc }   (default sum; float and double: not band,\n"
 		"             bor, bxor; minloc and maxloc also print the lowest rank holding\n"
 		"             the result, rank = x + X * (y + Y * z))\n"
-		"       GROUP := { fabric | AXES }   (default fabric; AXES such as x: the node's\n"
-		"             x line, xy: its xy plane; every option list takes group GROUP)\n"
+		"       GROUP := { fabric | AXES | RANKS }   (default fabric; AXES such as x: the\n"
+		"             node's x line, xy: its xy plane; RANKS such as 0,5,9-12: those\n"
+		"             nodes, a node list numbered by its members; every option list\n"
+		"             takes group GROUP)\n"
 		"Every node of the group runs the same operations in the same order.\n"
 		"repeat N runs N + 1 operations back to back and prints the average time\n"
 		"of the last N.\n"
@@ -192,6 +194,8 @@ struct coll_args {
 	int n_root;
 	const char *root_text;
 	uint32_t group;
+	uint32_t nmembers;	/* group RANKS: a node list */
+	uint32_t members[TORUS_COLL_LIST_MAX];
 	uint32_t count;
 	uint32_t timeout_ms;
 	uint32_t repeat;
@@ -270,6 +274,69 @@ static void print_result(const struct coll_args *a, const void *buf,
 	close_json_array(PRINT_JSON, NULL);
 }
 
+static int rank_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * "0,5,9-12": a node list, sorted, each rank once.  Return: 0, or -1
+ * (not ranks and ranges, or more than TORUS_COLL_LIST_MAX).
+ */
+static int parse_ranks(const char *s, uint32_t *ranks, uint32_t *n)
+{
+	uint32_t i, k;
+
+	for (*n = 0; *s; ) {
+		unsigned long lo, hi;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		lo = hi = strtoul(s, &end, 10);
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return -1;
+			hi = strtoul(s, &end, 10);
+		}
+		if (hi < lo || hi > UINT32_MAX ||
+		    hi - lo >= TORUS_COLL_LIST_MAX - *n)
+			return -1;
+		while (lo <= hi)
+			ranks[(*n)++] = (uint32_t)lo++;
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return -1;
+		s = end;
+	}
+	qsort(ranks, *n, sizeof(*ranks), rank_cmp);
+	for (i = 0, k = 0; i < *n; i++)
+		if (!k || ranks[i] != ranks[k - 1])
+			ranks[k++] = ranks[i];
+	*n = k;
+	return k ? 0 : -1;
+}
+
+/*
+ * The number of a node list given by its ranks: FNV-1a of them, so that
+ * each invocation on each member names the same list the same way, and
+ * other lists (almost always) otherwise.
+ */
+static uint16_t list_id(const uint32_t *ranks, uint32_t n)
+{
+	uint32_t h = 2166136261u, i;
+	unsigned int b;
+
+	for (i = 0; i < n; i++)
+		for (b = 0; b < 32; b += 8)
+			h = (h ^ ((ranks[i] >> b) & 0xff)) * 16777619u;
+	return (uint16_t)((h ^ h >> 16) & TORUS_LIST_ID_MAX);
+}
+
 static int coll_run(struct coll_args *a)
 {
 	size_t size = type_size(a->type), n = a->count;
@@ -293,7 +360,13 @@ static int coll_run(struct coll_args *a)
 		return EXIT_ERR;
 	}
 	torus_set_timeout(ctx, a->timeout_ms);
-	if (torus_set_group(ctx, a->group)) {
+	if (a->nmembers &&
+	    torus_set_members(ctx, list_id(a->members, a->nmembers),
+			      a->members, a->nmembers)) {
+		coll_error(ctx, "group");
+		goto close;
+	}
+	if (!a->nmembers && torus_set_group(ctx, a->group)) {
 		fprintf(stderr, "Error: the group spans an axis this fabric does not have\n");
 		goto close;
 	}
@@ -359,15 +432,22 @@ close:
 	return ret;
 }
 
-/* "fabric" (0), or the axes a group spans through this node: "x", "xy" */
-static int parse_group(const char *s, uint32_t *group)
+/*
+ * "fabric" (0), the axes a group spans through this node ("x", "xy"), or
+ * a node list ("0,5,9-12", into @a's members).
+ */
+static int parse_group(const char *s, struct coll_args *a)
 {
 	static const char axes[] = "xyzabcde";
+	uint32_t *group = &a->group;
 	const char *p;
 
 	*group = 0;
+	a->nmembers = 0;
 	if (kw(s, "fabric"))
 		return 0;
+	if (*s >= '0' && *s <= '9')
+		return parse_ranks(s, a->members, &a->nmembers);
 	for (; *s; s++) {
 		p = strchr(axes, *s);
 		if (!p || *group & 1U << (p - axes))
@@ -399,9 +479,9 @@ static int coll_common(struct coll_args *a, int *pargc, char ***pargv)
 					 "1 to 1000000 operations");
 	} else if (kw(argv[0], "group")) {
 		NEXT_ARG(OBJ);
-		if (parse_group(argv[0], &a->group))
+		if (parse_group(argv[0], a))
 			return bad_value(OBJ, "group", argv[0],
-					 "fabric, or axes such as x or xy");
+					 "fabric, axes such as x or xy, or ranks such as 0,5,9-12");
 	} else if (kw(argv[0], "type")) {
 		NEXT_ARG(OBJ);
 		i = lookup(type_names, TORUS_COLL_TYPE_MAX + 1, argv[0]);

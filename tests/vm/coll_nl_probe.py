@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Malformed node-list requests, sent as raw generic netlink from inside a
+node's namespace: prints {case: [errno, extack message]} as JSON.
+
+    coll_nl_probe.py IFNAME OWN_RANK OTHER_RANK SIZE ROOT
+
+ROOT: the coordinates (x,y,...) of a node other than this one.
+
+The numbers of commands and attributes are read from the uapi header, so
+the probe follows it.  Every case must fail at once, with EINVAL and the
+module's reason (coll_test.py checks them).
+"""
+
+import json
+import os
+import re
+import struct
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from routing_test import Genl, coord_nest, nla  # noqa: E402
+
+HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      "..", "..", "uapi", "linux", "torus.h")
+
+
+def enum(text, name):
+    """{NAME: value} of a plain enum of the header (no initialisers but
+    the first)."""
+    body = re.search(r"enum %s \{(.*?)\};" % name, text, re.S).group(1)
+    out, v = {}, 0
+    for m in re.finditer(r"^\s*(\w+)(?:\s*=\s*(\d+))?,", body, re.M):
+        if m.group(2):
+            v = int(m.group(2))
+        out[m.group(1)] = v
+        v += 1
+    return out
+
+
+def main():
+    ifname, own, other, size = sys.argv[1], *map(int, sys.argv[2:5])
+    root = [int(x) for x in sys.argv[5].split(",")]
+    text = open(HEADER).read()
+    cmd = enum(text, "torus_cmd")["TORUS_CMD_COLL"]
+    a = enum(text, "torus_attr")
+    kind = enum(text, "torus_coll_kind")
+    group_list = int(re.search(r"#define TORUS_COLL_GROUP_LIST\s+(0x\w+)",
+                               text).group(1), 16)
+
+    def u16(at, v):
+        return nla(a[at], struct.pack("H", v))
+
+    def ranks(*r):
+        return nla(a["TORUS_A_COLL_MEMBERS"], struct.pack("%dI" % len(r),
+                                                          *r))
+
+    head = nla(a["TORUS_A_IFNAME"], ifname.encode() + b"\0") + \
+        nla(a["TORUS_A_COLL_KIND"], bytes([kind["TORUS_COLL_BARRIER"]]))
+    lst = u16("TORUS_A_COLL_GROUP", group_list | 5)
+    pair = sorted({own, other})
+    cases = {
+        "list_without_members": lst,
+        "members_without_list": ranks(*pair),
+        "axes_beyond_any_fabric": u16("TORUS_A_COLL_GROUP", 0x100),
+        "members_not_ascending": lst + ranks(*reversed(pair)),
+        "members_repeated": lst + ranks(own, own),
+        "members_partial_rank": lst + nla(a["TORUS_A_COLL_MEMBERS"],
+                                          struct.pack("IH", own, 0)),
+        "self_not_member": lst + ranks(other),
+        "member_beyond_fabric": lst + ranks(own, size),
+    }
+    # a broadcast whose root is no member
+    bcast = nla(a["TORUS_A_IFNAME"], ifname.encode() + b"\0") + \
+        nla(a["TORUS_A_COLL_KIND"], bytes([kind["TORUS_COLL_BCAST"]])) + \
+        nla(a["TORUS_A_COLL_TYPE"], b"\0") + \
+        nla(a["TORUS_A_COLL_COUNT"], struct.pack("I", 1))
+    g = Genl()
+    out = {}
+    for name, attrs in cases.items():
+        err, msg = g.talk(g.request(g.family, cmd, head + attrs))
+        out[name] = [err, msg.rstrip(b"\0").decode()]
+    err, msg = g.talk(g.request(g.family, cmd, bcast + lst + ranks(own) +
+                                coord_nest(a["TORUS_A_COLL_ROOT"], root)))
+    out["root_not_member"] = [err, msg.rstrip(b"\0").decode()]
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
