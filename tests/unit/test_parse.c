@@ -263,6 +263,26 @@ UNIT_TEST(parse_u32_max)
 	UNIT_CHECK(parse_u32("5", 1, &v) == -1);
 }
 
+UNIT_TEST(parse_rank_list)
+{
+	static const char *const bad[] = {
+		"", ",", "1,", ",1", "3-1", "1-", "-1", "a", "1-2-3", "1,,2",
+		"0x5", "1 2", "4294967296", "0-4", "1,2,3,4,5",
+	};
+	uint32_t r[4], n = 99;
+	unsigned int i;
+
+	UNIT_CHECK(parse_rank_list("9-10,0,5", r, 4, &n) == 0 && n == 4);
+	UNIT_CHECK(r[0] == 0 && r[1] == 5 && r[2] == 9 && r[3] == 10);
+	/* repeats count once, in any order */
+	UNIT_CHECK(parse_rank_list("3,1,1,3", r, 4, &n) == 0 && n == 2);
+	UNIT_CHECK(r[0] == 1 && r[1] == 3);
+	UNIT_CHECK(parse_rank_list("4294967295", r, 4, &n) == 0 && n == 1 &&
+		   r[0] == UINT32_MAX);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		UNIT_CHECK(parse_rank_list(bad[i], r, 4, &n) == -1);
+}
+
 UNIT_TEST(state_role_names)
 {
 	uint8_t v;
@@ -404,6 +424,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(parse_bool),
 	UNIT_CASE(parse_u64),
 	UNIT_CASE(parse_u32_max),
+	UNIT_CASE(parse_rank_list),
 	UNIT_CASE(state_role_names),
 	UNIT_CASE(plans_and_why),
 	UNIT_CASE(drop_reason_names),

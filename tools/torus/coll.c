@@ -274,53 +274,6 @@ static void print_result(const struct coll_args *a, const void *buf,
 	close_json_array(PRINT_JSON, NULL);
 }
 
-static int rank_cmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * "0,5,9-12": a node list, sorted, each rank once.  Return: 0, or -1
- * (not ranks and ranges, or more than TORUS_COLL_LIST_MAX).
- */
-static int parse_ranks(const char *s, uint32_t *ranks, uint32_t *n)
-{
-	uint32_t i, k;
-
-	for (*n = 0; *s; ) {
-		unsigned long lo, hi;
-		char *end;
-
-		if (*s < '0' || *s > '9')
-			return -1;
-		lo = hi = strtoul(s, &end, 10);
-		if (*end == '-') {
-			s = end + 1;
-			if (*s < '0' || *s > '9')
-				return -1;
-			hi = strtoul(s, &end, 10);
-		}
-		if (hi < lo || hi > UINT32_MAX ||
-		    hi - lo >= TORUS_COLL_LIST_MAX - *n)
-			return -1;
-		while (lo <= hi)
-			ranks[(*n)++] = (uint32_t)lo++;
-		if (*end == ',' && end[1])
-			end++;
-		else if (*end)
-			return -1;
-		s = end;
-	}
-	qsort(ranks, *n, sizeof(*ranks), rank_cmp);
-	for (i = 0, k = 0; i < *n; i++)
-		if (!k || ranks[i] != ranks[k - 1])
-			ranks[k++] = ranks[i];
-	*n = k;
-	return k ? 0 : -1;
-}
-
 /*
  * The number of a node list given by its ranks: FNV-1a of them, so that
  * each invocation on each member names the same list the same way, and
@@ -447,7 +400,8 @@ static int parse_group(const char *s, struct coll_args *a)
 	if (kw(s, "fabric"))
 		return 0;
 	if (*s >= '0' && *s <= '9')
-		return parse_ranks(s, a->members, &a->nmembers);
+		return parse_rank_list(s, a->members, TORUS_COLL_LIST_MAX,
+				       &a->nmembers);
 	for (; *s; s++) {
 		p = strchr(axes, *s);
 		if (!p || *group & 1U << (p - axes))

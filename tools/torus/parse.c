@@ -4,6 +4,7 @@
  */
 #include <net/if.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "parse.h"
@@ -186,6 +187,49 @@ int parse_u32_list(const char *s, uint32_t min, uint32_t max,
 	if (n > 0)
 		memcpy(vals, l.vals, (size_t)n * sizeof(*vals));
 	return n;
+}
+
+static int rank_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int parse_rank_list(const char *s, uint32_t *ranks, uint32_t max,
+		    uint32_t *n)
+{
+	uint32_t i, k;
+
+	for (*n = 0; *s; ) {
+		unsigned long lo, hi;
+		char *end;
+
+		if (*s < '0' || *s > '9')
+			return -1;
+		lo = hi = strtoul(s, &end, 10);
+		if (*end == '-') {
+			s = end + 1;
+			if (*s < '0' || *s > '9')
+				return -1;
+			hi = strtoul(s, &end, 10);
+		}
+		if (hi < lo || hi > UINT32_MAX || hi - lo >= max - *n)
+			return -1;
+		while (lo <= hi)
+			ranks[(*n)++] = (uint32_t)lo++;
+		if (*end == ',' && end[1])
+			end++;
+		else if (*end)
+			return -1;
+		s = end;
+	}
+	qsort(ranks, *n, sizeof(*ranks), rank_cmp);
+	for (i = 0, k = 0; i < *n; i++)
+		if (!k || ranks[i] != ranks[k - 1])
+			ranks[k++] = ranks[i];
+	*n = k;
+	return k ? 0 : -1;
 }
 
 int parse_coord(const char *s, uint32_t *coord)

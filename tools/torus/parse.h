@@ -31,6 +31,14 @@ int parse_bool(const char *s, bool *out);
 int parse_u32_list(const char *s, uint32_t min, uint32_t max,
 		   uint32_t *vals, unsigned int max_axes);
 
+/*
+ * parse_rank_list - "0,5,9-12" into @ranks, ascending, each once; at most
+ * @max before duplicates go.  Returns 0 (*@n set), or -1 (not ranks and
+ * ranges, a range backwards, more than @max, nothing).
+ */
+int parse_rank_list(const char *s, uint32_t *ranks, uint32_t max,
+		    uint32_t *n);
+
 /* coordinates: 0..TORUS_MAX_EXTENT-1 per axis, 1..TORUS_MAX_AXES axes */
 int parse_coord(const char *s, uint32_t *coord);
 /* extents: 1..TORUS_MAX_EXTENT per axis */
