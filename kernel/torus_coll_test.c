@@ -1613,6 +1613,18 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 #define COLL_FX_LIST	(TORUS_COLL_GROUP_LIST | 7)
 
 /*
+ * The frames sent in from now on are node list @group's, routed from
+ * @src to this node (1); group 0: one-hop frames of the fabric again.
+ */
+static void coll_fx_route_in(struct coll_fixture *fx, u16 group, u8 src)
+{
+	fx->send_group = group;
+	fx->send_routed = !!group;
+	fx->send_src = src;
+	fx->send_dst = 1;
+}
+
+/*
  * This node (1 on a line of 3) joins an int64 sum in a node list, under
  * the group of the frames sent in.
  */
@@ -1678,31 +1690,27 @@ static void torus_coll_list_test(struct kunit *test)
 	static const u32 all[] = { 0, 1, 2 };
 	struct coll_fixture *fx = test->priv;
 
-	fx->send_group = COLL_FX_LIST;
-	fx->send_routed = true;
+	coll_fx_route_in(fx, COLL_FX_LIST, 0);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, all, 3, 5), 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 5);
 	/* 0 -> 2 through this node: relayed with one hop less */
-	fx->send_src = 0;
 	fx->send_dst = 2;
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 77);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_child, 0, 2, COLL_FX_HOPS - 1,
 			      TORUS_COLL_DOWN, 0, 77);
 	/* the result from 2, no edge of this node, is stray */
-	fx->send_src = 2;
-	fx->send_dst = 1;
+	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_DOWN, 0, 66);
 	coll_fx_wait(fx, NULL, 1, 100);
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
-	fx->send_src = 0;
+	coll_fx_route_in(fx, COLL_FX_LIST, 0);
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 42);
 	coll_fx_expect_answer(test, fx, 0, 42);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
-	fx->send_group = 0;
-	fx->send_routed = false;
+	coll_fx_route_in(fx, 0, 0);
 }
 
 /*
@@ -1716,10 +1724,7 @@ static void torus_coll_list_root_test(struct kunit *test)
 	struct coll_fixture *fx = test->priv;
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	fx->send_group = COLL_FX_LIST;
-	fx->send_routed = true;
-	fx->send_src = 2;
-	fx->send_dst = 1;
+	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
@@ -1740,8 +1745,7 @@ static void torus_coll_list_root_test(struct kunit *test)
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
 	/* the fabric's operation 0 still waits for its child */
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	fx->send_group = 0;
-	fx->send_routed = false;
+	coll_fx_route_in(fx, 0, 0);
 }
 
 /*
@@ -1753,25 +1757,21 @@ static void torus_coll_list_numbering_test(struct kunit *test)
 	static const u32 pair[] = { 1, 2 }, other[] = { 0, 1 };
 	struct coll_fixture *fx = test->priv;
 
-	fx->send_routed = true;
-	fx->send_src = 2;
-	fx->send_dst = 1;
-	fx->send_group = COLL_FX_LIST;
+	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1);
 	coll_fx_expect_answer(test, fx, 0, 6);
-	fx->send_group = COLL_FX_LIST + 1;
+	coll_fx_route_in(fx, COLL_FX_LIST + 1, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
 	/* the first list's next operation is its 1 */
-	fx->send_group = COLL_FX_LIST;
+	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
 	coll_fx_expect_answer(test, fx, 1, 7);
-	fx->send_group = 0;
-	fx->send_routed = false;
+	coll_fx_route_in(fx, 0, 0);
 }
 
 static struct kunit_case torus_coll_engine_cases[] = {
