@@ -292,7 +292,9 @@ def check_late_rendezvous(rack):
 @case("coll_latency_vs_ping")
 def check_latency(rack):
     """Back-to-back operations on all 27 nodes, against the round trip of
-    one ping over the tree's deepest path (3 hops) in the same run."""
+    one ping over the tree's deepest path (3 hops) in the same run; and
+    the barrier again as a node list of all 27 (a 4-ary tree over ranks,
+    its edges routes of up to 3 hops instead of cables)."""
     reps = 200
     far = (1, 1, 1)
     res = rack.exec((0, 0, 0), ["ping", "-n", "-q", "-c", "50", "-i", "0.01",
@@ -300,9 +302,12 @@ def check_latency(rack):
     rtt = float(res.stdout.split("=")[-1].split("/")[1]) * 1000
     out = {}
     opts = ["repeat", str(reps), "timeout", "30000"]
+    everyone = ",".join(str(rank(c)) for c in rack.nodes)
     for what, args in (("barrier", ["barrier"] + opts),
                        ("allreduce 8 doubles", ["allreduce"] + opts +
-                        [repr(v) for v in node_values(far)])):
+                        [repr(v) for v in node_values(far)]),
+                       ("barrier as a node list",
+                        ["barrier", "group", everyone] + opts)):
         res = run_all(rack, rack.nodes, lambda c: args)
         all_ok(res)
         out[what] = max(float(r[1]["avg_us"]) for r in res.values())

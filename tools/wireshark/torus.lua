@@ -19,7 +19,8 @@ local MAX_AXES = 8
 local HDR_LEN = 32
 
 local frame_types = { [1] = "data", [2] = "control", [3] = "collective" }
-local coll_phases = { [1] = "up", [2] = "down", [3] = "abort" }
+local coll_phases = { [1] = "up", [2] = "down", [3] = "abort",
+	[4] = "ready" }
 local coll_kinds = { [0] = "barrier", [1] = "allreduce", [2] = "broadcast",
 	[3] = "reduce" }
 local coll_types = {
@@ -112,7 +113,12 @@ f.coll_type = ProtoField.uint8("torus.coll.type", "Element type", base.DEC,
 f.coll_op = ProtoField.uint8("torus.coll.op", "Operation", base.DEC,
 	coll_ops)
 f.coll_flags = ProtoField.uint8("torus.coll.flags", "Flags", base.HEX)
-f.coll_group = ProtoField.uint16("torus.coll.group", "Group")
+f.coll_group = ProtoField.uint16("torus.coll.group", "Group", base.HEX)
+-- TORUS_COLL_GROUP_LIST: a node list (its number below), routed
+f.coll_group_list = ProtoField.bool("torus.coll.group.list", "Node list",
+	16, nil, 0x8000)
+f.coll_group_id = ProtoField.uint16("torus.coll.group.id",
+	"Axes, or the node list's number", base.DEC, nil, 0x7fff)
 f.coll_seq = ProtoField.uint32("torus.coll.seq", "Sequence")
 f.coll_count = ProtoField.uint32("torus.coll.count", "Elements")
 f.coll_first = ProtoField.uint32("torus.coll.first", "First element")
@@ -311,7 +317,9 @@ local function dissect_coll(tvb, pinfo, tree)
 	tree:add(f.coll_type, tvb(2, 1))
 	tree:add(f.coll_op, tvb(3, 1))
 	tree:add(f.coll_flags, tvb(4, 1))
-	tree:add(f.coll_group, tvb(6, 2))
+	local group = tree:add(f.coll_group, tvb(6, 2))
+	group:add(f.coll_group_list, tvb(6, 2))
+	group:add(f.coll_group_id, tvb(6, 2))
 	tree:add(f.coll_seq, tvb(8, 4))
 	tree:add(f.coll_count, tvb(12, 4))
 	tree:add(f.coll_first, tvb(16, 4))
