@@ -1164,6 +1164,7 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	struct coll_arrays arr;
 	struct sk_buff *skb;
 	struct coll_out out;
+	u32 edge[TORUS_COLL_LIST_EDGES];
 	u32 children, i, rank, *next_seq;
 	bool rooted;
 	u8 parent;
@@ -1186,8 +1187,14 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		err = -ENETDOWN;
 		goto unlock;
 	}
-	next_seq = &coll->next_seq[req->group & (TORUS_COLL_GROUPS - 1)];
 	if (list) {
+		err = torus_coll_list_tree(&fib->geom, req, edge, &parent,
+					   &children, &rooted);
+		if (err) {
+			NL_SET_ERR_MSG(extack,
+				       "torus: this node or the root is not in the node list");
+			goto unlock;
+		}
 		numbering = torus_coll_list_enter(coll, req);
 		if (!numbering) {
 			NL_SET_ERR_MSG(extack,
@@ -1196,6 +1203,11 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 			goto unlock;
 		}
 		next_seq = &numbering->next_seq;
+	} else {
+		coll_tree(coll, fib, req->group,
+			  req->kind == TORUS_COLL_BCAST && req->has_root_coord ?
+			  req->root_coord : NULL, &parent, &children, &rooted);
+		next_seq = &coll->next_seq[req->group];
 	}
 	s = coll_find(coll, req->group, *next_seq);
 	if (s && s->state != TORUS_COLL_EARLY)
@@ -1208,23 +1220,10 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		err = -EBUSY;
 		goto unlock;
 	}
-	if (list) {
-		err = torus_coll_list_tree(s, &fib->geom, req, &parent,
-					   &children, &rooted);
-		if (err) {
-			NL_SET_ERR_MSG(extack,
-				       "torus: this node or the root is not in the node list");
-			if (!s->has_params && skb_queue_empty(&s->early))
-				coll_slot_free(s, &out);
-			goto unlock;
-		}
-	} else {
-		coll_tree(coll, fib, req->group,
-			  req->kind == TORUS_COLL_BCAST && req->has_root_coord ?
-			  req->root_coord : NULL, &parent, &children, &rooted);
-	}
 	(*next_seq)++;
 	s->list = list;
+	if (list)
+		memcpy(s->edge, edge, sizeof(s->edge));
 	s->kind = req->kind;
 	s->type = req->type;
 	s->op = req->op;
@@ -1285,6 +1284,20 @@ unlocked:
 	return err;
 }
 
+/*
+ * The number of the next operation this node joins in @group: NULL for a
+ * node list it has not joined yet (or no longer numbers).
+ */
+static u32 *coll_next_seq(struct torus_coll *coll, u16 group)
+{
+	struct torus_coll_list *l;
+
+	if (!(group & TORUS_COLL_GROUP_LIST))
+		return &coll->next_seq[group];
+	l = torus_coll_list_find(coll, group);
+	return l ? &l->next_seq : NULL;
+}
+
 /* Checks of a received collective frame that need no operation state. */
 static bool coll_frame_ok(const struct torus_hdr *h,
 			  const struct torus_coll_hdr *ch,
@@ -1318,13 +1331,12 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 {
 	struct torus_coll *coll = rcu_dereference(node->coll);
 	const struct torus_coll_hdr *ch;
-	struct torus_coll_list *numbering;
 	const struct torus_fib *fib;
 	struct torus_coll_slot *s;
 	struct coll_out out;
 	u8 in_dir, edge;
+	u32 seq, *next_seq;
 	u16 group;
-	u32 seq;
 
 	fib = rcu_dereference(node->fib);
 	if (!coll || !fib || !fib->placed) {
@@ -1344,8 +1356,13 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		torus_coll_drop(node, port, skb, TORUS_DROP_NO_PORT);
 		return;
 	}
-	COLL_CB(skb)->rank = torus_coll_rank(&fib->geom,
-					     ((struct torus_hdr *)skb->data)->src);
+	ch = (const struct torus_coll_hdr *)(skb->data + TORUS_HDR_LEN);
+	group = ntohs(ch->group);
+	/* a node list's edges are known by the sender's rank */
+	if (group & TORUS_COLL_GROUP_LIST)
+		COLL_CB(skb)->rank =
+			torus_coll_rank(&fib->geom,
+					((struct torus_hdr *)skb->data)->src);
 	__skb_pull(skb, TORUS_HDR_LEN);
 	ch = (const struct torus_coll_hdr *)skb->data;
 	seq = ntohl(ch->seq);
@@ -1355,7 +1372,6 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 	spin_lock(&coll->lock);
 	if (coll->dead)
 		goto drop;
-	group = ntohs(ch->group);
 	s = coll_find(coll, group, seq);
 	if (!s) {
 		/* a contribution, an abort or a rooted broadcast's data
@@ -1363,11 +1379,8 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		 * kind is ignored at the join); a number behind is for an
 		 * operation this node has finished or failed
 		 */
-		numbering = group & TORUS_COLL_GROUP_LIST ?
-			    torus_coll_list_find(coll, group) : NULL;
-		if (group & TORUS_COLL_GROUP_LIST ?
-		    numbering && (s32)(seq - numbering->next_seq) < 0 :
-		    (s32)(seq - coll->next_seq[group]) < 0)
+		next_seq = coll_next_seq(coll, group);
+		if (next_seq && (s32)(seq - *next_seq) < 0)
 			goto drop;
 		s = coll_alloc(coll, group, seq, TORUS_COLL_EARLY_MS);
 		if (!s)

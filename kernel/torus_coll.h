@@ -275,10 +275,9 @@ struct torus_coll_list *torus_coll_list_find(struct torus_coll *coll,
 struct torus_coll_list *torus_coll_list_enter(struct torus_coll *coll,
 					      const struct torus_coll_req *req);
 u32 torus_coll_list_index(const u32 *members, u32 n, u32 rank);
-int torus_coll_list_tree(struct torus_coll_slot *s,
-			 const struct torus_geom *g,
-			 const struct torus_coll_req *req, u8 *parent,
-			 u32 *children, bool *rooted);
+int torus_coll_list_tree(const struct torus_geom *g,
+			 const struct torus_coll_req *req, u32 *edge,
+			 u8 *parent, u32 *children, bool *rooted);
 u8 torus_coll_list_edge(const struct torus_coll_slot *s, u32 rank);
 
 /* torus_coll_nl.c */

@@ -145,9 +145,9 @@ u32 torus_coll_list_index(const u32 *members, u32 n, u32 rank)
 
 /**
  * torus_coll_list_tree - a node-list group's tree at this node
- * @s: the operation: its edges are set
  * @g: the node's geometry
  * @req: the request
+ * @edge: set to per edge the member's rank (TORUS_COLL_LIST_EDGES)
  * @parent: set to the parent's edge, TORUS_DIR_NONE at the root
  * @children: set to a bit per child's edge
  * @rooted: set if the tree is a rooted broadcast's
@@ -159,10 +159,9 @@ u32 torus_coll_list_index(const u32 *members, u32 n, u32 rank)
  *
  * Return: 0, or -EINVAL if this node or the root is no member.
  */
-int torus_coll_list_tree(struct torus_coll_slot *s,
-			 const struct torus_geom *g,
-			 const struct torus_coll_req *req, u8 *parent,
-			 u32 *children, bool *rooted)
+int torus_coll_list_tree(const struct torus_geom *g,
+			 const struct torus_coll_req *req, u32 *edge,
+			 u8 *parent, u32 *children, bool *rooted)
 {
 	u32 n = req->nmembers, root = 0, self, rel, i, c;
 
@@ -179,7 +178,7 @@ int torus_coll_list_tree(struct torus_coll_slot *s,
 	*parent = TORUS_DIR_NONE;
 	if (rel) {
 		*parent = TORUS_COLL_LIST_PARENT;
-		s->edge[*parent] = req->members[((rel - 1) /
+		edge[*parent] = req->members[((rel - 1) /
 						 TORUS_COLL_LIST_FANOUT +
 						 root) % n];
 	}
@@ -189,7 +188,7 @@ int torus_coll_list_tree(struct torus_coll_slot *s,
 		if (c >= n)
 			break;
 		*children |= BIT(i);
-		s->edge[i] = req->members[(c + root) % n];
+		edge[i] = req->members[(c + root) % n];
 	}
 	return 0;
 }
