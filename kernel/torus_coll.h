@@ -6,6 +6,8 @@
 #ifndef _TORUS_COLL_H
 #define _TORUS_COLL_H
 
+#include <linux/netdevice.h>
+#include <linux/sizes.h>
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
@@ -53,7 +55,16 @@ struct torus_port;
  */
 #define TORUS_COLL_FRAME_ROOM	(ETH_DATA_LEN - TORUS_HDR_LEN - \
 				 TORUS_COLL_HDR_LEN)
-#define TORUS_COLL_FRAME_MAX	16000
+/*
+ * Bytes of elements in a frame on a torport cable: as many as keep the
+ * frame, its link-layer headroom and its skb_shared_info in a 16 KiB
+ * allocation.  One byte more takes a 32 KiB one, and the kernel may
+ * zero every page it allocates (init_on_alloc, Debian's default): that
+ * doubled the broadcast's cost of zeroing.
+ */
+#define TORUS_COLL_FRAME_MAX	ALIGN_DOWN(SKB_WITH_OVERHEAD(SZ_16K) -	\
+					   LL_MAX_HEADER - TORUS_HDR_LEN - \
+					   TORUS_COLL_HDR_LEN, sizeof(u64))
 
 /**
  * struct torus_coll_done - how an operation ended, for the one who asked

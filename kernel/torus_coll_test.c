@@ -1570,12 +1570,15 @@ static void torus_coll_group_test(struct kunit *test)
 	fx->send_group = 0;
 }
 
-#define COLL_MTU_COUNT	1000
+/* one frame's worth of int64 on a torport, and one more */
+#define COLL_MTU_COUNT	(TORUS_COLL_FRAME_MAX / 8 + 1)
 
 /*
  * A torport carries a collective frame beyond its MTU, as it carries a
- * GSO packet whole: at the standard MTU one frame takes 1000 int64
- * (8000 bytes) up, where six frames of 1500 bytes would be needed.
+ * GSO packet whole: at the standard MTU a frame takes TORUS_COLL_FRAME_MAX
+ * bytes of int64 up, where eleven frames of 1500 bytes would be needed,
+ * and the next frame takes the rest.  A full frame's buffer stays within
+ * 16 KiB: one byte more doubles what the kernel allocates (and zeroes).
  */
 static void torus_coll_mtu_frames_test(struct kunit *test)
 {
@@ -1604,8 +1607,17 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	ch = (const void *)(skb->data + TORUS_HDR_LEN);
 	KUNIT_EXPECT_EQ(test, ch->phase, TORUS_COLL_UP);
-	KUNIT_EXPECT_EQ(test, ntohl(ch->n), (u32)COLL_MTU_COUNT);
-	KUNIT_EXPECT_GT(test, skb->len, ETH_DATA_LEN);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->n), (u32)COLL_MTU_COUNT - 1);
+	KUNIT_EXPECT_EQ(test, skb->len, TORUS_HDR_LEN + TORUS_COLL_HDR_LEN +
+			TORUS_COLL_FRAME_MAX);
+	KUNIT_EXPECT_LE(test, ksize(skb->head), (size_t)SZ_16K);
+	kfree_skb(skb);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	skb = skb_dequeue(&fx->to_parent);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->first), (u32)COLL_MTU_COUNT - 1);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->n), 1U);
 	kfree_skb(skb);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 }

@@ -28,8 +28,14 @@
 
 #include "libtorus.h"
 
-/* bytes of one request's data: a netlink attribute holds < 64 KiB */
-#define LT_SEG_BYTES	32768U
+/*
+ * bytes of one request's data (a netlink attribute holds < 64 KiB): the
+ * module's answer to it, its headers (< 64 bytes) and the kernel's
+ * skb_shared_info (320) fit in a 32 KiB allocation, as 32 KiB of data
+ * would not: the kernel may zero every page it allocates
+ * (init_on_alloc), and a 64 KiB answer per segment doubled that cost
+ */
+#define LT_SEG_BYTES	(32768U - 512U)
 /*
  * segments in flight per context: every node holds TORUS_COLL_SLOTS (16)
  * operations, its own and those its neighbours have started early.
