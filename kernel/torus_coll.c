@@ -377,8 +377,11 @@ static void coll_out_flush(struct torus_node *node, struct coll_out *out)
 
 static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 {
-	if (s->vals)
+	if (s->place)
+		torus_coll_place_done(s->place);
+	else if (s->vals)
 		out->trash[out->ntrash++] = s->vals;
+	s->place = NULL;
 	if (s->acc)
 		out->trash[out->ntrash++] = s->acc;
 	if (s->prod)
@@ -414,6 +417,10 @@ static void coll_finish(struct torus_coll_slot *s, int err,
 		s->done.vals = err || (s->kind == TORUS_COLL_REDUCE &&
 				       !s->reduce_root) ? NULL : s->vals;
 		s->done.locs = s->done.vals ? s->locs : NULL;
+		/* placed: the caller has it already, once the answer says so */
+		s->done.placed = s->done.vals && s->place;
+		if (s->done.placed)
+			s->done.vals = NULL;
 		skb = coll->reply(&s->done);
 		if (skb) {
 			struct coll_reply_cb *cb =
@@ -1066,6 +1073,7 @@ void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,
  */
 struct coll_arrays {
 	u64 *vals;
+	bool placed;
 	struct torus_xacc *acc;
 	struct torus_xprod *prod;
 	u32 *locs;
@@ -1073,7 +1081,8 @@ struct coll_arrays {
 
 static void coll_arrays_free(struct coll_arrays *a)
 {
-	kvfree(a->vals);
+	if (!a->placed)
+		kvfree(a->vals);
 	kvfree(a->acc);
 	kvfree(a->prod);
 	kvfree(a->locs);
@@ -1088,7 +1097,9 @@ static int coll_contribution(const struct torus_coll_req *req,
 	memset(a, 0, sizeof(*a));
 	if (!req->count)
 		return 0;
-	a->vals = kvcalloc(req->count, sizeof(*a->vals), GFP_KERNEL);
+	a->placed = req->place;
+	a->vals = a->placed ? req->place->vals :
+		  kvcalloc(req->count, sizeof(*a->vals), GFP_KERNEL);
 	if (coll_uses_xacc(req->kind, req->type, req->op))
 		a->acc = kvcalloc(req->count, sizeof(*a->acc), GFP_KERNEL);
 	if (coll_uses_xprod(req->kind, req->type, req->op))
@@ -1103,6 +1114,11 @@ static int coll_contribution(const struct torus_coll_req *req,
 		coll_arrays_free(a);
 		return -ENOMEM;
 	}
+	/* the caller's buffer holds anything: only a broadcast's elements
+	 * are all written before they are read
+	 */
+	if (a->placed && req->kind != TORUS_COLL_BCAST)
+		memset(a->vals, 0, req->count * sizeof(*a->vals));
 	for (i = 0; req->data && i < req->count; i++) {
 		u64 v = torus_coll_load(req->type,
 					 (const u8 *)req->data + i * size);
@@ -1241,6 +1257,7 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;
 	s->vals = arr.vals;
+	s->place = req->place;
 	s->acc = arr.acc;
 	s->prod = arr.prod;
 	s->locs = arr.locs;

@@ -11,6 +11,7 @@
 #include <linux/skbuff.h>
 #include <linux/spinlock.h>
 #include <linux/timer.h>
+#include <linux/workqueue.h>
 #include <linux/torus.h>
 
 #include "torus_xacc.h"
@@ -67,6 +68,25 @@ struct torus_port;
 					   TORUS_COLL_HDR_LEN, sizeof(u64))
 
 /**
+ * struct torus_coll_place - a caller's buffer the result goes into
+ * @work: releases it in process context
+ * @pages: the buffer's pages, pinned
+ * @npages: entries in @pages
+ * @map: the kernel's mapping of @pages (NULL: @vals is the kernel's own
+ *	memory, as KUnit gives it)
+ * @vals: the buffer in @map: the operation's result array
+ * @len: the buffer's bytes
+ */
+struct torus_coll_place {
+	struct work_struct work;
+	struct page **pages;
+	unsigned int npages;
+	void *map;
+	u64 *vals;
+	size_t len;
+};
+
+/**
  * struct torus_coll_done - how an operation ended, for the one who asked
  * @net: the requester's netns
  * @portid: the requester's netlink port
@@ -76,7 +96,9 @@ struct torus_port;
  * @type: enum torus_coll_type
  * @count: elements in @vals
  * @vals: the result, one u64 per element (sign-extended integers, float
- *	bits); NULL on error, and for a reduce at every node but the root
+ *	bits); NULL on error, for a reduce at every node but the root, and
+ *	when @placed
+ * @placed: the result is in the caller's buffer (struct torus_coll_place)
  * @locs: minloc and maxloc: per element the rank holding the result
  */
 struct torus_coll_done {
@@ -88,6 +110,7 @@ struct torus_coll_done {
 	u8 type;
 	u32 count;
 	const u64 *vals;
+	bool placed;
 	const u32 *locs;
 };
 
@@ -135,6 +158,7 @@ struct torus_coll;
  * @list: of a node-list group: @parent and @children are edges, not
  *	directions, and @edge has the rank at the end of each
  * @edge: node-list group: per edge the member's rank
+ * @place: @vals is the caller's buffer, pinned and mapped, or NULL
  */
 struct torus_coll_slot {
 	struct torus_coll *coll;
@@ -167,6 +191,7 @@ struct torus_coll_slot {
 	bool rendezvous;
 	bool list;
 	u32 edge[TORUS_COLL_LIST_EDGES];
+	struct torus_coll_place *place;
 };
 
 /**
@@ -230,6 +255,8 @@ struct torus_coll {
  * @count: elements
  * @timeout_ms: fail after this long
  * @data: @count elements in host order (allreduce, broadcast root)
+ * @place: the result goes into this caller's buffer of @count 8-byte
+ *	elements, which the operation owns if it starts, or NULL
  * @net: the requester's netns
  * @portid: the requester's netlink port
  * @nlseq: the request's sequence number
@@ -247,6 +274,7 @@ struct torus_coll_req {
 	u32 count;
 	u32 timeout_ms;
 	const void *data;
+	struct torus_coll_place *place;
 	struct net *net;
 	u32 portid;
 	u32 nlseq;
@@ -290,6 +318,14 @@ int torus_coll_list_tree(const struct torus_geom *g,
 			 const struct torus_coll_req *req, u32 *edge,
 			 u8 *parent, u32 *children, bool *rooted);
 u8 torus_coll_list_edge(const struct torus_coll_slot *s, u32 rank);
+
+/* torus_coll_place.c: results placed in the caller's memory */
+struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
+					      struct netlink_ext_ack *extack);
+void torus_coll_place_release(struct torus_coll_place *p);
+void torus_coll_place_done(struct torus_coll_place *p);
+int torus_coll_place_init(void);
+void torus_coll_place_exit(void);
 
 /* torus_coll_nl.c */
 struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done);

@@ -30,7 +30,8 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 	u32 i;
 
 	skb = genlmsg_new(nla_total_size(len) + nla_total_size(loc_len) +
-			  2 * nla_total_size(4), GFP_ATOMIC);
+			  2 * nla_total_size(4) + nla_total_size(0),
+			  GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	hdr = torus_nl_put_header(skb, done->portid, done->nlseq,
@@ -39,6 +40,9 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 		goto fail;
 	if (done->err) {
 		if (nla_put_u32(skb, TORUS_A_COLL_ERROR, -done->err))
+			goto fail;
+	} else if (done->placed) {
+		if (nla_put_flag(skb, TORUS_A_COLL_PLACED))
 			goto fail;
 	} else if (done->vals) {
 		attr = nla_reserve(skb, TORUS_A_COLL_RESULT, len);
@@ -52,10 +56,10 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 				torus_coll_store(done->type, done->vals[i],
 						 (u8 *)nla_data(attr) +
 						 i * size);
-		if (done->locs &&
-		    nla_put(skb, TORUS_A_COLL_LOC, loc_len, done->locs))
-			goto fail;
 	}
+	if (!done->err && done->locs &&
+	    nla_put(skb, TORUS_A_COLL_LOC, loc_len, done->locs))
+		goto fail;
 	genlmsg_end(skb, hdr);
 	return skb;
 fail:
@@ -104,6 +108,36 @@ static u32 coll_nl_size(const struct torus_geom *g)
 	for (i = 0; i < g->ndims; i++)
 		size *= g->dims[i];
 	return size;
+}
+
+/*
+ * The caller's buffer that the result goes into: 8-byte elements only,
+ * as the engine keeps them, and only where the result comes back (a
+ * reduce's other nodes give their buffer as input only).
+ */
+static int coll_nl_place(struct genl_info *info, struct torus_coll_req *req)
+{
+	struct nlattr *attr = info->attrs[TORUS_A_COLL_PLACE];
+	struct torus_coll_place *place;
+
+	if (req->kind == TORUS_COLL_BARRIER ||
+	    (req->kind == TORUS_COLL_REDUCE && !req->root)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "torus: this node gets no result to place");
+		return -EINVAL;
+	}
+	if (torus_coll_type_size(req->type) != sizeof(u64)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "torus: only 8-byte elements are placed");
+		return -EINVAL;
+	}
+	place = torus_coll_place_get(nla_get_u64(attr),
+				     (size_t)req->count * sizeof(u64),
+				     info->extack);
+	if (IS_ERR(place))
+		return PTR_ERR(place);
+	req->place = place;
+	return 0;
 }
 
 /*
@@ -293,7 +327,14 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 		err = -EHOSTUNREACH;
 		goto out;
 	}
+	if (attrs[TORUS_A_COLL_PLACE]) {
+		err = coll_nl_place(info, &req);
+		if (err)
+			goto out;
+	}
 	err = torus_coll_join(node, &req, info->extack);
+	if (err && req.place)
+		torus_coll_place_release(req.place);
 out:
 	dev_put(dev);
 	return err;

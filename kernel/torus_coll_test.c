@@ -11,6 +11,7 @@
 #include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
+#include <net/genetlink.h>
 #include <net/rtnetlink.h>
 #include <net/sch_generic.h>
 #include <asm/unaligned.h>
@@ -752,6 +753,7 @@ static struct kunit_suite torus_coll_math_suite = {
 struct coll_fx_answer {
 	u32 seq;
 	int err;
+	bool placed;
 	u64 val;
 };
 
@@ -783,6 +785,7 @@ static struct sk_buff *coll_fx_reply(const struct torus_coll_done *done)
 	a->seq = done->seq;
 	a->err = done->err;
 	a->val = done->vals && done->count ? done->vals[0] : 0;
+	a->placed = done->placed;
 	/* the answer is written before the test sees it counted */
 	smp_store_release(&coll_fx->answers, coll_fx->answers + 1);
 	return NULL;
@@ -1786,6 +1789,88 @@ static void torus_coll_list_numbering_test(struct kunit *test)
 	coll_fx_route_in(fx, 0, 0);
 }
 
+#define COLL_PLACE_COUNT	3
+
+/*
+ * A result placed in the caller's buffer (TORUS_A_COLL_PLACE; here the
+ * kernel's own memory stands for the pinned pages): the data coming down
+ * land in it whatever it held, and the answer says so instead of
+ * carrying a copy; the netlink answer has the flag and no result.  A
+ * failed operation places nothing.
+ */
+static void torus_coll_place_test(struct kunit *test)
+{
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_BCAST,
+		.type = TORUS_COLL_INT64,
+		.has_root_coord = true,
+		.root_coord = { 0 },
+		.count = COLL_PLACE_COUNT,
+		.timeout_ms = 5000,
+		.net = &init_net,
+	};
+	struct torus_coll_done done = {
+		.net = &init_net,
+		.type = TORUS_COLL_INT64,
+		.count = COLL_PLACE_COUNT,
+		.placed = true,
+	};
+	struct coll_fixture *fx = test->priv;
+	struct torus_coll_place *place;
+	struct sk_buff *skb;
+	s64 *buf;
+	u32 i;
+
+	buf = kunit_kmalloc_array(test, COLL_PLACE_COUNT, sizeof(*buf),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(buf, 0x55, COLL_PLACE_COUNT * sizeof(*buf));
+	/* the engine's to release (torus_coll_place_done) once it joined */
+	place = kzalloc(sizeof(*place), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, place);
+	place->vals = (u64 *)buf;
+	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	req.place = place;
+	fx->send_bcast = true;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_PLACE_COUNT,
+			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -77);
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, 0);
+	KUNIT_EXPECT_TRUE(test, fx->answer[0].placed);
+	for (i = 0; i < COLL_PLACE_COUNT; i++)
+		KUNIT_EXPECT_EQ(test, buf[i], -77);
+	/* passed on to the child from the placed buffer */
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
+					    TORUS_COLL_DOWN, 0), (u64)-77);
+
+	/* a failed one: its answer is the error, no placement */
+	place = kzalloc(sizeof(*place), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, place);
+	place->vals = (u64 *)buf;
+	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	req.place = place;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 1, COLL_PLACE_COUNT,
+			 0, 0, 0);
+	coll_fx_wait(fx, NULL, 2, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
+	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -ECONNABORTED);
+	KUNIT_EXPECT_FALSE(test, fx->answer[1].placed);
+
+	/* what the requester is sent: the flag, no copy of the result */
+	skb = torus_coll_nl_reply(&done);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_NOT_NULL(test, nlmsg_find_attr(nlmsg_hdr(skb),
+						    GENL_HDRLEN,
+						    TORUS_A_COLL_PLACED));
+	KUNIT_EXPECT_NULL(test, nlmsg_find_attr(nlmsg_hdr(skb), GENL_HDRLEN,
+						TORUS_A_COLL_RESULT));
+	kfree_skb(skb);
+}
+
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_updown_test),
 	KUNIT_CASE(torus_coll_cut_through_test),
@@ -1804,6 +1889,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_list_test),
 	KUNIT_CASE(torus_coll_list_root_test),
 	KUNIT_CASE(torus_coll_list_numbering_test),
+	KUNIT_CASE(torus_coll_place_test),
 	{}
 };
 

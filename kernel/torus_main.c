@@ -10,15 +10,19 @@
 #include <net/rtnetlink.h>
 
 #include "torus_priv.h"
+#include "torus_coll.h"
 
 static int __init torus_init(void)
 {
 	int err;
 
 	torus_gso_init();
-	err = torport_pernet_register();
+	err = torus_coll_place_init();
 	if (err)
 		goto err_gso;
+	err = torport_pernet_register();
+	if (err)
+		goto err_place;
 	err = torus_node_notifier_init();
 	if (err)
 		goto err_pernet;
@@ -41,6 +45,8 @@ err_notifier:
 	torus_node_notifier_exit();
 err_pernet:
 	torport_pernet_unregister();
+err_place:
+	torus_coll_place_exit();
 err_gso:
 	torus_gso_exit();
 	return err;
@@ -53,6 +59,8 @@ static void __exit torus_exit(void)
 	rtnl_link_unregister(&torus_node_link_ops);
 	torus_node_notifier_exit();
 	torport_pernet_unregister();
+	/* after the nodes: the placements they left are released first */
+	torus_coll_place_exit();
 	torus_gso_exit();
 	/* ports and tables are freed by RCU callbacks in this module */
 	rcu_barrier();

@@ -174,6 +174,8 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 						 torus_nl_validate_group),
 	[TORUS_A_COLL_MEMBERS]	= NLA_POLICY_VALIDATE_FN(NLA_BINARY,
 						 torus_nl_validate_members),
+	[TORUS_A_COLL_PLACE]	= { .type = NLA_U64 },
+	[TORUS_A_COLL_PLACED]	= { .type = NLA_REJECT },
 };
 
 /* ---- parsing helpers ---- */

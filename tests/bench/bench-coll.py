@@ -15,6 +15,10 @@ broadcast, three ways, in the same boot:
            name), as its rsh launch agent;
   mpi-shm  Open MPI, all ranks in one namespace, shared memory (vader).
 
+The broadcast runs once more with its result copied through the
+module's answers (TORUS_COLL_PLACE=0) instead of placed in the callers'
+buffers: the row "bcast-copied", what placement gains.
+
 Every rank of every run is checked (-c).  Open MPI's ranks poll while
 they wait; with more ranks than the VM's 2 CPUs they are told to yield
 (mpi_yield_when_idle), as Open MPI itself does when it sees the node
@@ -76,12 +80,14 @@ def parse_lines(text):
     return out
 
 
-def run_torus(rack, op, nbytes, iters):
+def run_torus(rack, op, nbytes, iters, place=True):
+    # TORUS_COLL_PLACE=0: results copied through the module's answers
+    env = dict(os.environ, TORUS_COLL_PLACE="1" if place else "0")
     procs = [subprocess.Popen(
         ["ip", "netns", "exec", rack.ns(c), os.path.join(BIN, "coll_bench"),
          "-c", "-t", "120000", "-n", str(iters), "-w", "2", op,
          str(nbytes)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
         for c in rack.nodes]
     worst, ok, errs = 0.0, True, []
     for p in procs:
@@ -235,6 +241,23 @@ def main():
                           ratio(row["mpi_tcp_us"], t),
                           fmt_us(row["mpi_shm_us"]),
                           ratio(row["mpi_shm_us"], t)), flush=True)
+            # the broadcast again, its result copied through the
+            # module's answers rather than placed: what placement gains
+            for op, nbytes, iters in specs:
+                if op != "bcast":
+                    continue
+                t, errs = run_torus(rack, op, nbytes, iters, place=False)
+                if t is None:
+                    status = 1
+                    print("# torus copied %s failed: %s" % (op, errs[:2]))
+                placed = next(r["torus_us"] for r in rows if r["nodes"] == n
+                              and r["op"] == op and r["bytes"] == nbytes)
+                rows.append(dict(nodes=n, op="bcast-copied", bytes=nbytes,
+                                 iters=iters, mtu=a.mtu, torus_us=t,
+                                 mpi_tcp_us=NOT_RUN, mpi_shm_us=NOT_RUN))
+                print("%2d nodes %-9s %7d B: torus, copied not placed, %s us "
+                      "(placed: %s faster)" % (n, op, nbytes, fmt_us(t),
+                                               ratio(t, placed)), flush=True)
         finally:
             rack.destroy(quiet=True)
         if a.baseline_module:
@@ -242,7 +265,8 @@ def main():
             for r in rows:
                 if r["nodes"] != n:
                     continue
-                r["baseline_us"] = base.get((r["op"], r["bytes"]))
+                r["baseline_us"] = NOT_RUN if r["op"] == "bcast-copied" \
+                    else base.get((r["op"], r["bytes"]))
                 print("%2d nodes %-9s %7d B: torus %s us, baseline module "
                       "%s us (%s)" % (
                           n, r["op"], r["bytes"], fmt_us(r["torus_us"]),

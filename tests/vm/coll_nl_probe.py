@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""Malformed node-list requests, sent as raw generic netlink from inside a
-node's namespace: prints {case: [errno, extack message]} as JSON.
+"""Malformed node-list and placement requests, sent as raw generic netlink
+from inside a node's namespace: prints {case: [errno, extack message]} as
+JSON.
 
     coll_nl_probe.py IFNAME OWN_RANK OTHER_RANK SIZE ROOT
 
@@ -9,10 +10,13 @@ ROOT: the coordinates (x,y,...) of a node other than this one.
 
 The numbers of commands and attributes are read from the uapi header, so
 the probe follows it.  Every case must fail at once, with EINVAL and the
-module's reason (coll_test.py checks them).
+module's reason (coll_test.py checks them): EINVAL, or EFAULT for a
+result buffer the caller cannot write.
 """
 
+import ctypes
 import json
+import mmap
 import os
 import re
 import struct
@@ -35,6 +39,43 @@ def enum(text, name):
             v = int(m.group(2))
         out[m.group(1)] = v
         v += 1
+    return out
+
+
+def place_cases(g, cmd, a, kind, ctype, ifname, root):
+    """Results placed in this process's memory (TORUS_A_COLL_PLACE), where
+    they cannot be: each is refused, and no operation starts."""
+    buf = ctypes.create_string_buffer(64)
+    good = (ctypes.addressof(buf) + 7) & ~7
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int,
+                          ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    read_only = libc.mmap(None, mmap.PAGESIZE, mmap.PROT_READ,
+                          mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
+    name = nla(a["TORUS_A_IFNAME"], ifname.encode() + b"\0")
+
+    def bcast(type_name, addr, count=2):
+        return name + \
+            nla(a["TORUS_A_COLL_KIND"], bytes([kind["TORUS_COLL_BCAST"]])) + \
+            nla(a["TORUS_A_COLL_TYPE"], bytes([ctype[type_name]])) + \
+            nla(a["TORUS_A_COLL_COUNT"], struct.pack("I", count)) + \
+            coord_nest(a["TORUS_A_COLL_ROOT"], root) + \
+            nla(a["TORUS_A_COLL_PLACE"], struct.pack("Q", addr))
+
+    cases = {
+        "place_misaligned": bcast("TORUS_COLL_INT64", good + 4),
+        "place_small_elements": bcast("TORUS_COLL_INT32", good),
+        "place_barrier": name + nla(a["TORUS_A_COLL_KIND"], bytes(
+            [kind["TORUS_COLL_BARRIER"]])) +
+        nla(a["TORUS_A_COLL_PLACE"], struct.pack("Q", good)),
+        "place_unmapped": bcast("TORUS_COLL_INT64", 4096),
+        "place_read_only": bcast("TORUS_COLL_INT64", read_only),
+    }
+    out = {}
+    for case, attrs in cases.items():
+        err, msg = g.talk(g.request(g.family, cmd, attrs))
+        out[case] = [err, msg.rstrip(b"\0").decode()]
     return out
 
 
@@ -83,6 +124,8 @@ def main():
     err, msg = g.talk(g.request(g.family, cmd, bcast + lst + ranks(own) +
                                 coord_nest(a["TORUS_A_COLL_ROOT"], root)))
     out["root_not_member"] = [err, msg.rstrip(b"\0").decode()]
+    out.update(place_cases(g, cmd, a, kind, enum(text, "torus_coll_type"),
+                           ifname, root))
     print(json.dumps(out))
 
 

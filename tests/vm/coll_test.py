@@ -436,10 +436,12 @@ def check_groups(rack):
     return "9 x lines, 3 xy planes, 9 y-line broadcasts"
 
 
-def run_bench(rack, args, timeout=600, window=None):
+def run_bench(rack, args, timeout=600, window=None, place=True):
     env = dict(os.environ)
     if window:
         env["TORUS_COLL_WINDOW"] = str(window)
+    if not place:
+        env["TORUS_COLL_PLACE"] = "0"   # results copied, not placed
     procs = {c: subprocess.Popen(
         ["ip", "netns", "exec", rack.ns(c), "coll_bench", "-c",
          "-t", "120000"] + args,
@@ -464,8 +466,10 @@ BACKLOG = "/proc/sys/net/core/netdev_max_backlog"
 
 @case("coll_libtorus_1mib_allreduce_and_bcast")
 def check_1mib(rack):
-    """libtorus cuts 1 MiB into 32 pipelined segments; every element of
-    every node is checked (sums of small integers are exact).  The
+    """libtorus cuts 1 MiB into 33 pipelined segments; every element of
+    every node is checked (sums of small integers are exact), with the
+    results placed straight into the callers' buffers, and the broadcast
+    again with them copied through the answers (TORUS_COLL_PLACE=0).  The
     kernel's shared receive backlog is cut to 32 frames meanwhile: each
     cable buffers its own frames, and no collective frame is lost (with
     the backlog of 1000, bursts of these broadcasts overflowed it and
@@ -482,14 +486,18 @@ def check_1mib(rack):
         # the same broadcast one segment at a time: what the pipeline gains
         bc1 = run_bench(rack, ["-n", "1", "-w", "0", "bcast", str(1 << 20)],
                         window=1)
+        copied = run_bench(rack, ["-n", "2", "-w", "0", "bcast",
+                                  str(1 << 20)], place=False)
     finally:
         with open(BACKLOG, "w") as f:
             f.write(backlog)
     lost = rx_full_drops(rack) - before
     assert lost == 0, "cables dropped %d frames for a full buffer" % lost
     return ("27 nodes: allreduce of 131072 doubles %.2f s, bcast %.2f s "
-            "(one segment at a time: %.2f s, %.1fx); no frame dropped" % (
-                ar / 1e6, bc / 1e6, bc1 / 1e6, bc1 / bc))
+            "(one segment at a time: %.2f s, %.1fx; copied, not placed: "
+            "%.2f s, %.2fx); no frame dropped" % (
+                ar / 1e6, bc / 1e6, bc1 / 1e6, bc1 / bc, copied / 1e6,
+                copied / bc))
 
 
 @case("coll_libtorus_nonblocking_poll")
@@ -613,8 +621,18 @@ def check_list(rack):
         "member_beyond_fabric": "beyond the fabric",
         "root_not_member": "root is not among the members",
     }
-    bad = {k: got.get(k) for k, m in want.items()
-           if got.get(k, [0])[0] != errno.EINVAL or m not in got[k][1]}
+    # results placed where they cannot be (TORUS_A_COLL_PLACE)
+    place = {
+        "place_misaligned": (errno.EINVAL, "8-byte aligned"),
+        "place_small_elements": (errno.EINVAL, "only 8-byte elements"),
+        "place_barrier": (errno.EINVAL, "no result to place"),
+        "place_unmapped": (errno.EFAULT, "not writable"),
+        "place_read_only": (errno.EFAULT, "not writable"),
+    }
+    want = {k: (errno.EINVAL, m) for k, m in want.items()}
+    want.update(place)
+    bad = {k: got.get(k) for k, (e, m) in want.items()
+           if got.get(k, [0])[0] != e or m not in got[k][1]}
     assert not bad, "netlink checks: %s" % bad
     return "6 members: sum %d (with a 3-member list at once), 300-element " \
         "broadcast from %s, barrier, reduce to %s; %d frames relayed by " \

@@ -74,6 +74,7 @@ struct torus_req {
 	uint8_t type;
 	uint8_t op;
 	bool root;		/* this node is the root */
+	bool place;		/* the module writes the result into buf */
 	uint32_t root_rank;
 	void *buf;
 	uint32_t *loc;
@@ -98,6 +99,7 @@ struct torus_ctx {
 	uint32_t coord[TORUS_MAX_AXES];
 	uint32_t inflight;	/* segments sent, not answered */
 	uint32_t window;	/* at most this many */
+	bool place;		/* results placed in the caller's buffer */
 	uint32_t last_seq;
 	struct torus_req *head, *tail;
 	char errmsg[256];
@@ -356,6 +358,7 @@ static int ctx_setup(struct torus_ctx *ctx, const char *ifname)
 struct torus_ctx *torus_open(const char *ifname)
 {
 	const char *window = getenv("TORUS_COLL_WINDOW");
+	const char *place = getenv("TORUS_COLL_PLACE");
 	struct torus_ctx *ctx = calloc(1, sizeof(*ctx));
 	int err;
 
@@ -365,6 +368,7 @@ struct torus_ctx *torus_open(const char *ifname)
 	ctx->window = LT_WINDOW;
 	if (window && atoi(window) >= 1 && atoi(window) <= LT_WINDOW_MAX)
 		ctx->window = (uint32_t)atoi(window);
+	ctx->place = !place || strcmp(place, "0");
 	ctx->sendbuf = malloc(LT_SENDBUF);
 	ctx->recvbuf = malloc(LT_RECVBUF);
 	if (ctx->sendbuf && ctx->recvbuf && !ctx_setup(ctx, ifname))
@@ -387,12 +391,50 @@ static void req_free(struct torus_req *r)
 	free(r);
 }
 
+static bool placed_in_flight(const struct torus_ctx *ctx)
+{
+	const struct torus_req *r;
+	uint32_t i;
+
+	for (r = ctx->head; r; r = r->next)
+		for (i = 0; r->place && i < r->nseg; i++)
+			if (r->seg[i].sent && !r->seg[i].done)
+				return true;
+	return false;
+}
+
+static int64_t now_ms(void);
+static int progress(struct torus_ctx *ctx);
+
+/*
+ * The module writes a placed result into the caller's buffer until it
+ * answers: wait for the answers (each comes by the module's timeout),
+ * starting nothing more, so that no buffer is written after close.
+ */
+static void drain_placed(struct torus_ctx *ctx)
+{
+	struct pollfd pfd = { .fd = mnl_socket_get_fd(ctx->nl),
+			      .events = POLLIN };
+	int64_t limit = now_ms() + ctx->timeout_ms + LT_GRACE_MS;
+
+	ctx->window = 0;
+	while (placed_in_flight(ctx) && now_ms() < limit) {
+		if (poll(&pfd, 1, (int)(limit - now_ms())) < 0 &&
+		    errno != EINTR)
+			return;
+		if (progress(ctx))
+			return;
+	}
+}
+
 void torus_close(struct torus_ctx *ctx)
 {
 	struct torus_req *r, *next;
 
 	if (!ctx)
 		return;
+	if (ctx->nl)
+		drain_placed(ctx);
 	for (r = ctx->head; r; r = next) {
 		next = r->next;
 		req_free(r);
@@ -635,6 +677,9 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 	r->n = n;
 	r->root_rank = root;
 	r->root = root == torus_rank(ctx);
+	r->place = ctx->place && size == 8 && !((uintptr_t)buf % 8) &&
+		   kind != TORUS_COLL_BARRIER &&
+		   (kind != TORUS_COLL_REDUCE || r->root);
 	r->nseg = nseg;
 	for (i = 0; i < nseg; i++) {
 		r->seg[i].first = i * per;
@@ -684,6 +729,9 @@ static int seg_send(struct torus_req *r, struct lt_seg *s)
 	else if (r->kind != TORUS_COLL_BARRIER)
 		mnl_attr_put(nlh, TORUS_A_COLL_DATA, s->count * size,
 			     (const char *)r->buf + (size_t)s->first * size);
+	if (r->place)
+		mnl_attr_put_u64(nlh, TORUS_A_COLL_PLACE, (uintptr_t)r->buf +
+				 (uint64_t)s->first * size);
 	s->nlseq = nlh->nlmsg_seq;
 	if (mnl_socket_sendto(ctx->nl, nlh, nlh->nlmsg_len) < 0)
 		return -1;
@@ -744,6 +792,7 @@ struct lt_answer {
 	size_t len;
 	const void *loc;
 	size_t loc_len;
+	bool placed;
 };
 
 static int answer_attr_cb(const struct nlattr *attr, void *data)
@@ -766,6 +815,9 @@ static int answer_attr_cb(const struct nlattr *attr, void *data)
 	case TORUS_A_COLL_LOC:
 		a->loc = mnl_attr_get_payload(attr);
 		a->loc_len = mnl_attr_get_payload_len(attr);
+		break;
+	case TORUS_A_COLL_PLACED:
+		a->placed = true;
 		break;
 	}
 	return MNL_CB_OK;
@@ -812,11 +864,14 @@ static void dispatch(struct torus_ctx *ctx, const struct nlmsghdr *nlh)
 		seg_done(r, s, a.len ? EPROTO : 0);
 		return;
 	}
-	if (a.len != want || (r->loc && a.loc_len != s->count * 4u)) {
+	if (a.placed != r->place || a.len != (r->place ? 0 : want) ||
+	    (r->loc && a.loc_len != s->count * 4u)) {
 		seg_done(r, s, EPROTO);
 		return;
 	}
-	memcpy((char *)r->buf + (size_t)s->first * size, a.result, want);
+	if (!r->place)
+		memcpy((char *)r->buf + (size_t)s->first * size, a.result,
+		       want);
 	if (r->loc)
 		memcpy(r->loc + s->first, a.loc, a.loc_len);
 	seg_done(r, s, 0);

@@ -201,8 +201,8 @@ struct torus_hdr {
  * @TORUS_CMD_COLL: join a collective operation (TORUS_A_COLL_*).  The
  *	request is answered later, when the operation completes or fails,
  *	by a message of this command to the requesting socket with the
- *	request's sequence number: TORUS_A_COLL_RESULT or
- *	TORUS_A_COLL_ERROR.  Errors found in the request itself come back
+ *	request's sequence number: TORUS_A_COLL_RESULT (or
+ *	TORUS_A_COLL_PLACED) or TORUS_A_COLL_ERROR.  Errors found in the request itself come back
  *	at once as a netlink error.  Every node of the group calls the
  *	same operations in the same order.
  */
@@ -295,6 +295,15 @@ enum torus_cmd {
  *	ascending, this node's among them, at most TORUS_COLL_LIST_MAX) of
  *	a node-list group; with TORUS_COLL_GROUP_LIST only.  See the DOC
  *	on collectives.
+ * @TORUS_A_COLL_PLACE: u64, request: the address, in the requester's
+ *	memory, 8-byte aligned, of a buffer of the operation's count of
+ *	8-byte elements that the result goes straight into (an allreduce,
+ *	a broadcast, a reduce at its root).  The module pins it until the
+ *	operation ends; the requester must not touch it until the answer.
+ *	Saves the copies into the answer, out of the socket and into the
+ *	caller's memory.
+ * @TORUS_A_COLL_PLACED: flag, reply: the result is in the buffer of
+ *	TORUS_A_COLL_PLACE (instead of TORUS_A_COLL_RESULT)
  */
 enum torus_attr {
 	TORUS_A_UNSPEC,
@@ -338,6 +347,8 @@ enum torus_attr {
 	TORUS_A_COLL_LOC,
 	TORUS_A_COLL_GROUP,
 	TORUS_A_COLL_MEMBERS,
+	TORUS_A_COLL_PLACE,
+	TORUS_A_COLL_PLACED,
 	/* add new attributes above */
 	__TORUS_A_MAX,
 	TORUS_A_MAX = __TORUS_A_MAX - 1
