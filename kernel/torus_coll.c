@@ -693,6 +693,23 @@ static struct sk_buff *coll_frame_alloc(const struct torus_coll_slot *s,
 }
 
 /*
+ * Room for @n elements at most, within @max_room: a frame is allocated
+ * no larger than its elements need (a barrier's or a short vector's
+ * takes a small buffer, not a 16 KiB one that the kernel zeroes).
+ */
+static unsigned int coll_range_room(const struct torus_coll_slot *s,
+				    bool up, u32 n, unsigned int max_room)
+{
+	size_t each = sizeof(__be64) + (s->locs ? sizeof(__be32) : 0);
+
+	if (up && s->acc)
+		each = TORUS_XACC_WIRE_MAX;
+	else if (up && s->prod)
+		each = TORUS_XPROD_WIRE_MAX;
+	return min_t(size_t, max_room, (size_t)n * each);
+}
+
+/*
  * The frames of elements [@from, @to) to the neighbour in @dir, as many
  * per frame as fit.  Return: 0, -ENOMEM or -EMSGSIZE.
  */
@@ -700,17 +717,18 @@ static int coll_send_range(struct torus_coll_slot *s,
 			   const struct torus_geom *g, u8 phase, u8 dir,
 			   u32 from, u32 to, struct coll_out *out)
 {
-	unsigned int max_room = coll_frame_room(s, dir);
+	unsigned int max_room = coll_frame_room(s, dir), cap;
 	bool up = phase == TORUS_COLL_UP;
 	struct sk_buff *skb;
 	u32 i, first = from;
 
-	skb = coll_frame_alloc(s, g, phase, dir, first, &max_room);
+	cap = coll_range_room(s, up, to - from, max_room);
+	skb = coll_frame_alloc(s, g, phase, dir, first, &cap);
 	if (!skb)
 		return -ENOMEM;
 	for (i = from; i < to; i++) {
-		unsigned int room = max_room - (skb->len - TORUS_HDR_LEN -
-						TORUS_COLL_HDR_LEN);
+		unsigned int room = cap - (skb->len - TORUS_HDR_LEN -
+					   TORUS_COLL_HDR_LEN);
 		size_t len;
 
 		len = coll_encode(s, up, i, skb_tail_pointer(skb), room);
@@ -722,8 +740,8 @@ static int coll_send_range(struct torus_coll_slot *s,
 			/* full: close this frame, the element opens the next */
 			coll_frame_close(skb, i - first, &out->frames);
 			first = i;
-			skb = coll_frame_alloc(s, g, phase, dir, first,
-					       &max_room);
+			cap = coll_range_room(s, up, to - i, max_room);
+			skb = coll_frame_alloc(s, g, phase, dir, first, &cap);
 			if (!skb)
 				return -ENOMEM;
 			i--;
