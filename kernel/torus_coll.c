@@ -1132,11 +1132,9 @@ static int coll_contribution(const struct torus_coll_req *req,
 		coll_arrays_free(a);
 		return -ENOMEM;
 	}
-	/* the caller's buffer holds anything: only a broadcast's elements
-	 * are all written before they are read
+	/* the caller's buffer is written only once the operation starts
+	 * (coll_place_fill()): a refused request leaves it as it was
 	 */
-	if (a->placed && req->kind != TORUS_COLL_BCAST)
-		memset(a->vals, 0, req->count * sizeof(*a->vals));
 	for (i = 0; req->data && i < req->count; i++) {
 		u64 v = torus_coll_load(req->type,
 					 (const u8 *)req->data + i * size);
@@ -1154,11 +1152,34 @@ static int coll_contribution(const struct torus_coll_req *req,
 				torus_xprod_mul_f64(&a->prod[i], v);
 			else
 				torus_xprod_mul_f32(&a->prod[i], v);
-		} else {
+		} else if (!a->placed) {
 			a->vals[i] = torus_coll_prepare(req->type, req->op, v);
 		}
 	}
 	return 0;
+}
+
+/*
+ * A placed operation's result array, once it has started: zero under
+ * exact sums and products (as kvcalloc() gives the others), else the
+ * prepared contribution; below a broadcast's root it holds anything
+ * until the data come.
+ */
+static void coll_place_fill(const struct torus_coll_req *req,
+			    const struct coll_arrays *a)
+{
+	unsigned int size = torus_coll_type_size(req->type);
+	u32 i;
+
+	if (a->acc || a->prod) {
+		memset(a->vals, 0, req->count * sizeof(*a->vals));
+		return;
+	}
+	for (i = 0; req->data && i < req->count; i++)
+		a->vals[i] = torus_coll_prepare(req->type, req->op,
+						torus_coll_load(req->type,
+								(const u8 *)req->data +
+								i * size));
 }
 
 /*
@@ -1274,6 +1295,8 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->deferred = 0;
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;
+	if (arr.placed)
+		coll_place_fill(req, &arr);
 	s->vals = arr.vals;
 	s->place = req->place;
 	s->acc = arr.acc;

@@ -1799,7 +1799,8 @@ static void torus_coll_list_numbering_test(struct kunit *test)
  * kernel's own memory stands for the pinned pages): the data coming down
  * land in it whatever it held, and the answer says so instead of
  * carrying a copy; the netlink answer has the flag and no result.  A
- * failed operation places nothing.
+ * failed operation places nothing, and a refused one (no operation
+ * starts) leaves the buffer as it was, an exact sum's too.
  */
 static void torus_coll_place_test(struct kunit *test)
 {
@@ -1818,6 +1819,20 @@ static void torus_coll_place_test(struct kunit *test)
 		.count = COLL_PLACE_COUNT,
 		.placed = true,
 	};
+	static const u32 others[] = { 0, 2 };
+	u64 data[COLL_PLACE_COUNT] = { 1, 2, 3 };
+	struct torus_coll_req refused = {
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_DOUBLE,
+		.op = TORUS_COLL_SUM,
+		.group = COLL_FX_LIST,
+		.members = others,
+		.nmembers = ARRAY_SIZE(others),
+		.count = COLL_PLACE_COUNT,
+		.timeout_ms = 5000,
+		.data = data,
+		.net = &init_net,
+	};
 	struct coll_fixture *fx = test->priv;
 	struct torus_coll_place *place;
 	struct sk_buff *skb;
@@ -1828,6 +1843,19 @@ static void torus_coll_place_test(struct kunit *test)
 				  GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	memset(buf, 0x55, COLL_PLACE_COUNT * sizeof(*buf));
+
+	/* refused: this node is no member of the list; the caller keeps
+	 * the placement
+	 */
+	place = kzalloc(sizeof(*place), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, place);
+	place->vals = (u64 *)buf;
+	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	refused.place = place;
+	KUNIT_EXPECT_LT(test, coll_fx_join_req(fx, &refused), 0);
+	torus_coll_place_release(place);
+	for (i = 0; i < COLL_PLACE_COUNT; i++)
+		KUNIT_EXPECT_EQ(test, (u64)buf[i], 0x5555555555555555ULL);
 	/* the engine's to release (torus_coll_place_done) once it joined */
 	place = kzalloc(sizeof(*place), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, place);

@@ -300,6 +300,8 @@ enum torus_cmd {
  *	8-byte elements that the result goes straight into (an allreduce,
  *	a broadcast, a reduce at its root).  The module pins it until the
  *	operation ends; the requester must not touch it until the answer.
+ *	A refused request leaves it as it was; after a failed operation
+ *	its contents are undefined.
  *	Saves the copies into the answer, out of the socket and into the
  *	caller's memory.
  * @TORUS_A_COLL_PLACED: flag, reply: the result is in the buffer of
