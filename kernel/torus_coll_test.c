@@ -1795,6 +1795,20 @@ static void torus_coll_list_numbering_test(struct kunit *test)
 #define COLL_PLACE_COUNT	3
 
 /*
+ * A placement of @buf, its COLL_PLACE_COUNT elements, as the kernel's own
+ * memory: freed by torus_coll_place_done() or _release().
+ */
+static struct torus_coll_place *coll_fx_place(struct kunit *test, s64 *buf)
+{
+	struct torus_coll_place *place = kzalloc(sizeof(*place), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, place);
+	place->vals = (u64 *)buf;
+	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	return place;
+}
+
+/*
  * A result placed in the caller's buffer (TORUS_A_COLL_PLACE; here the
  * kernel's own memory stands for the pinned pages): the data coming down
  * land in it whatever it held, and the answer says so instead of
@@ -1847,20 +1861,14 @@ static void torus_coll_place_test(struct kunit *test)
 	/* refused: this node is no member of the list; the caller keeps
 	 * the placement
 	 */
-	place = kzalloc(sizeof(*place), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, place);
-	place->vals = (u64 *)buf;
-	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	place = coll_fx_place(test, buf);
 	refused.place = place;
 	KUNIT_EXPECT_LT(test, coll_fx_join_req(fx, &refused), 0);
 	torus_coll_place_release(place);
 	for (i = 0; i < COLL_PLACE_COUNT; i++)
 		KUNIT_EXPECT_EQ(test, (u64)buf[i], 0x5555555555555555ULL);
 	/* the engine's to release (torus_coll_place_done) once it joined */
-	place = kzalloc(sizeof(*place), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, place);
-	place->vals = (u64 *)buf;
-	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	place = coll_fx_place(test, buf);
 	req.place = place;
 	fx->send_bcast = true;
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
@@ -1878,10 +1886,7 @@ static void torus_coll_place_test(struct kunit *test)
 					    TORUS_COLL_DOWN, 0), (u64)-77);
 
 	/* a failed one: its answer is the error, no placement */
-	place = kzalloc(sizeof(*place), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, place);
-	place->vals = (u64 *)buf;
-	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	place = coll_fx_place(test, buf);
 	req.place = place;
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 1, COLL_PLACE_COUNT,
