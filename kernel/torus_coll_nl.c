@@ -57,7 +57,8 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 						 (u8 *)nla_data(attr) +
 						 i * size);
 	}
-	if (!done->err && done->locs &&
+	/* with the result, placed or not (no result, no locs) */
+	if (done->locs &&
 	    nla_put(skb, TORUS_A_COLL_LOC, loc_len, done->locs))
 		goto fail;
 	genlmsg_end(skb, hdr);
