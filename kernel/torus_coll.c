@@ -399,6 +399,7 @@ static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 	s->reduce_root = false;
 	s->aborted = false;
 	s->rendezvous = false;
+	s->joining = false;
 	s->list = false;
 }
 
@@ -710,80 +711,199 @@ static unsigned int coll_range_room(const struct torus_coll_slot *s,
 }
 
 /*
- * The frames of elements [@from, @to) to the neighbour in @dir, as many
- * per frame as fit.  Return: 0, -ENOMEM or -EMSGSIZE.
+ * Elements from @from (before @to) encoded at @p, as many as @room
+ * holds.  Return: how many; *@used: their bytes.
  */
-static int coll_send_range(struct torus_coll_slot *s,
-			   const struct torus_geom *g, u8 phase, u8 dir,
-			   u32 from, u32 to, struct coll_out *out)
+static u32 coll_encode_run(const struct torus_coll_slot *s, bool up,
+			   u32 from, u32 to, u8 *p, unsigned int room,
+			   unsigned int *used)
 {
-	unsigned int max_room = coll_frame_room(s, dir), cap;
-	bool up = phase == TORUS_COLL_UP;
-	struct sk_buff *skb;
-	u32 i, first = from;
+	u32 i, n;
 
-	cap = coll_range_room(s, up, to - from, max_room);
-	skb = coll_frame_alloc(s, g, phase, dir, first, &cap);
-	if (!skb)
-		return -ENOMEM;
-	for (i = from; i < to; i++) {
-		unsigned int room = cap - (skb->len - TORUS_HDR_LEN -
-					   TORUS_COLL_HDR_LEN);
-		size_t len;
-
-		len = coll_encode(s, up, i, skb_tail_pointer(skb), room);
-		if (!len && i == first) {
-			kfree_skb(skb);	/* an element larger than a frame */
-			return -EMSGSIZE;
-		}
-		if (!len) {
-			/* full: close this frame, the element opens the next */
-			coll_frame_close(skb, i - first, &out->frames);
-			first = i;
-			cap = coll_range_room(s, up, to - i, max_room);
-			skb = coll_frame_alloc(s, g, phase, dir, first, &cap);
-			if (!skb)
-				return -ENOMEM;
-			i--;
-			continue;
-		}
-		skb_put(skb, len);
+	*used = 0;
+	if (!(up && (s->acc || s->prod)) && !s->locs) {
+		/* plain 8-byte values: one tight loop, the broadcast's */
+		n = min_t(u32, to - from, room / sizeof(__be64));
+		for (i = 0; i < n; i++)
+			put_unaligned_be64(s->vals[from + i],
+					   p + i * sizeof(__be64));
+		*used = n * sizeof(__be64);
+		return n;
 	}
-	coll_frame_close(skb, to - first, &out->frames);
+	for (i = from; i < to; i++) {
+		size_t len = coll_encode(s, up, i, p + *used, room - *used);
+
+		if (!len)
+			break;
+		*used += len;
+	}
+	return i - from;
+}
+
+/*
+ * A frame's elements alone, no headers: one buffer that the frames to
+ * several children share (coll_frame_attach()).  If a large one cannot
+ * be had now, a standard one (*@room shrinks).
+ */
+static struct sk_buff *coll_payload_alloc(unsigned int *room)
+{
+	struct sk_buff *skb = alloc_skb(*room, GFP_ATOMIC | __GFP_NOWARN);
+
+	if (!skb && *room > TORUS_COLL_FRAME_ROOM) {
+		*room = TORUS_COLL_FRAME_ROOM;
+		skb = alloc_skb(*room, GFP_ATOMIC);
+	}
+	return skb;
+}
+
+/*
+ * @payload (elements only) becomes the rest of the frame @skb, which
+ * holds the headers: a reference, not a copy (the frag list).
+ */
+static void coll_frame_attach(struct sk_buff *skb, struct sk_buff *payload)
+{
+	skb_shinfo(skb)->frag_list = payload;
+	skb->len += payload->len;
+	skb->data_len += payload->len;
+	skb->truesize += payload->truesize;
+}
+
+/* Frames by @dirs, each with the headers its own and @payload shared. */
+static int coll_frames_share(struct torus_coll_slot *s,
+			     const struct torus_geom *g, u8 phase, u32 dirs,
+			     u32 first, u32 n, struct sk_buff *payload,
+			     struct coll_out *out)
+{
+	struct sk_buff *skb, *ref;
+	unsigned int dir;
+
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+		if (!(dirs & BIT(dir)))
+			continue;
+		dirs &= ~BIT(dir);
+		ref = dirs ? skb_clone(payload, GFP_ATOMIC) : payload;
+		skb = ref ? coll_frame_new(s, g, phase, dir, first, 0, 0) :
+			    NULL;
+		if (!skb) {
+			if (ref)
+				kfree_skb(ref);
+			if (ref != payload)
+				kfree_skb(payload);
+			return -ENOMEM;
+		}
+		coll_frame_attach(skb, ref);
+		coll_frame_close(skb, n, &out->frames);
+	}
 	return 0;
 }
 
-/* The whole message to the neighbour in @dir.  Return: 0 or -errno. */
+/*
+ * The frames of elements [@from, @to) to the neighbours in @dirs, as
+ * many per frame as fit in @max_room.  To one neighbour a frame is one
+ * buffer; to several the elements are encoded once and the frames share
+ * them.  Return: 0, -ENOMEM or -EMSGSIZE.
+ */
+static int coll_send_frames(struct torus_coll_slot *s,
+			    const struct torus_geom *g, u8 phase, u32 dirs,
+			    u32 from, u32 to, unsigned int max_room,
+			    struct coll_out *out)
+{
+	bool up = phase == TORUS_COLL_UP, shared = hweight32(dirs) > 1;
+	unsigned int cap, used;
+	struct sk_buff *skb;
+	u32 n;
+	int err;
+
+	do {	/* one frame at least: a barrier's has no elements */
+		cap = coll_range_room(s, up, to - from, max_room);
+		if (shared)
+			skb = coll_payload_alloc(&cap);
+		else
+			skb = coll_frame_alloc(s, g, phase, __ffs(dirs), from,
+					       &cap);
+		if (!skb)
+			return -ENOMEM;
+		n = coll_encode_run(s, up, from, to, skb_tail_pointer(skb),
+				    cap, &used);
+		if (!n && from < to) {
+			kfree_skb(skb);	/* an element larger than a frame */
+			return -EMSGSIZE;
+		}
+		skb_put(skb, used);
+		if (shared) {
+			err = coll_frames_share(s, g, phase, dirs, from, n, skb,
+						out);
+			if (err)
+				return err;
+		} else {
+			coll_frame_close(skb, n, &out->frames);
+		}
+		from += n;
+	} while (from < to);
+	return 0;
+}
+
+/*
+ * Elements [@from, @to) to the neighbours in @dirs (none: nothing).  A
+ * short message goes in a buffer per neighbour, cheaper than sharing.
+ * Return: 0, -ENOMEM or -EMSGSIZE.
+ */
+static int coll_send_range(struct torus_coll_slot *s,
+			   const struct torus_geom *g, u8 phase, u32 dirs,
+			   u32 from, u32 to, struct coll_out *out)
+{
+	unsigned int max_room = TORUS_COLL_FRAME_MAX, dir;
+	bool up = phase == TORUS_COLL_UP;
+	int err;
+
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
+		if (dirs & BIT(dir))
+			max_room = min(max_room, coll_frame_room(s, dir));
+	if (hweight32(dirs) < 2 ||
+	    coll_range_room(s, up, to - from, max_room) >= TORUS_COLL_REF_MIN)
+		return dirs ? coll_send_frames(s, g, phase, dirs, from, to,
+					       max_room, out) : 0;
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+		if (!(dirs & BIT(dir)))
+			continue;
+		err = coll_send_frames(s, g, phase, BIT(dir), from, to,
+				       max_room, out);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The whole message to the neighbours in @dirs.  Return: 0 or -errno. */
 static int coll_send(struct torus_coll_slot *s, const struct torus_geom *g,
-		     u8 phase, u8 dir, struct coll_out *out)
+		     u8 phase, u32 dirs, struct coll_out *out)
 {
 	struct sk_buff *skb;
 
 	if (phase == TORUS_COLL_UP && s->kind == TORUS_COLL_BCAST &&
 	    !s->has_data) {
 		/* nothing from this subtree: say so in one frame */
-		skb = coll_frame_new(s, g, phase, dir, 0, TORUS_COLL_F_EMPTY,
-				     0);
+		skb = coll_frame_new(s, g, phase, __ffs(dirs), 0,
+				     TORUS_COLL_F_EMPTY, 0);
 		if (!skb)
 			return -ENOMEM;
 		coll_frame_close(skb, s->count, &out->frames);
 		return 0;
 	}
-	return coll_send_range(s, g, phase, dir, 0, s->count, out);
+	return coll_send_range(s, g, phase, dirs, 0, s->count, out);
 }
 
 /* The operation may move on: send up, or at the root turn around. */
 static void coll_progress(struct torus_coll_slot *s,
 			  const struct torus_geom *g, struct coll_out *out)
 {
-	unsigned int dir;
 	u32 i;
 	int err;
 
 	if (s->state != TORUS_COLL_JOINED || s->pending)
 		return;
 	if (s->parent != TORUS_DIR_NONE) {
-		err = coll_send(s, g, TORUS_COLL_UP, s->parent, out);
+		err = coll_send(s, g, TORUS_COLL_UP, BIT(s->parent), out);
 		if (err)
 			coll_fail(s, err, g, TORUS_DIR_NONE, out);
 		else
@@ -806,14 +926,10 @@ static void coll_progress(struct torus_coll_slot *s,
 			return;
 		}
 	}
-	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
-		if (!(s->children & BIT(dir)))
-			continue;
-		err = coll_send(s, g, TORUS_COLL_DOWN, dir, out);
-		if (err) {
-			coll_fail(s, err, g, TORUS_DIR_NONE, out);
-			return;
-		}
+	err = coll_send(s, g, TORUS_COLL_DOWN, s->children, out);
+	if (err) {
+		coll_fail(s, err, g, TORUS_DIR_NONE, out);
+		return;
 	}
 	coll_finish(s, 0, out);
 }
@@ -843,7 +959,6 @@ static void coll_rendezvous_progress(struct torus_coll_slot *s,
 				     const struct torus_geom *g,
 				     struct coll_out *out)
 {
-	unsigned int dir;
 	int err;
 
 	if (s->parent == TORUS_DIR_NONE && !s->has_data) {
@@ -853,17 +968,14 @@ static void coll_rendezvous_progress(struct torus_coll_slot *s,
 	}
 	if (coll_rendezvous_have(s) < s->count)
 		return;
-	for (dir = 0; dir < TORUS_MAX_DIRS && s->deferred; dir++) {
-		if (!(s->deferred & BIT(dir)))
-			continue;
-		err = coll_send_range(s, g, TORUS_COLL_DOWN, dir, 0, s->count,
-				      out);
-		if (err) {
-			coll_fail(s, err, g, TORUS_DIR_NONE, out);
-			return;
-		}
-		s->deferred &= ~BIT(dir);
+	/* all of them at once: the elements are encoded once */
+	err = coll_send_range(s, g, TORUS_COLL_DOWN, s->deferred, 0, s->count,
+			      out);
+	if (err) {
+		coll_fail(s, err, g, TORUS_DIR_NONE, out);
+		return;
 	}
+	s->deferred = 0;
 	if (s->ready == s->children)
 		coll_finish(s, 0, out);
 }
@@ -885,42 +997,92 @@ static int coll_child_ready(struct torus_coll_slot *s,
 	s->ready |= BIT(dir);
 	if (coll_rendezvous_have(s))
 		s->deferred |= BIT(dir);
-	coll_rendezvous_progress(s, g, out);
+	if (!s->joining)
+		coll_rendezvous_progress(s, g, out);
 	return 0;
+}
+
+/*
+ * The elements of a frame (data at its collective header): in its own
+ * buffer, or in the one buffer of its frag list that it shares with the
+ * frames to the sender's other children (torus_coll_rx() takes no other
+ * shape).
+ */
+static const u8 *coll_frame_elems(const struct sk_buff *skb, size_t *len)
+{
+	const struct sk_buff *elems = skb_shinfo(skb)->frag_list;
+
+	if (!elems) {
+		*len = skb->len - TORUS_COLL_HDR_LEN;
+		return skb->data + TORUS_COLL_HDR_LEN;
+	}
+	*len = elems->len;
+	return elems->data;
+}
+
+/* A reference to the elements of @in (data at its collective header). */
+static struct sk_buff *coll_elems_ref(struct sk_buff *in)
+{
+	struct sk_buff *ref;
+
+	if (skb_has_frag_list(in))
+		return skb_clone(skb_shinfo(in)->frag_list, GFP_ATOMIC);
+	ref = skb_clone(in, GFP_ATOMIC);
+	if (ref)
+		__skb_pull(ref, TORUS_COLL_HDR_LEN);
+	return ref;
 }
 
 /*
  * Cut-through, as the patent pipelines a broadcast: a DOWN frame goes on
  * to every child as it came (its collective header and elements are the
  * same for all), one hop further, as soon as it arrives; nothing is
- * encoded again and a child need not wait for the whole message.
+ * encoded again and a child need not wait for the whole message.  Large
+ * elements go by reference, not copied: every frame of a broadcast's
+ * tree shares the buffer its root filled (see coll_send_range()).
  * @in: the frame, data at its collective header.  Return: 0 or -ENOMEM.
  */
 static int coll_forward_down(struct torus_coll_slot *s,
 			     const struct torus_geom *g,
-			     const struct sk_buff *in, struct coll_out *out)
+			     struct sk_buff *in, struct coll_out *out)
 {
 	const struct torus_coll_hdr *ch = (const void *)in->data;
 	u32 first = ntohl(ch->first), n = ntohl(ch->n);
-	struct sk_buff *skb;
+	struct sk_buff *skb, *ref;
+	const u8 *elems;
 	unsigned int dir;
+	size_t len;
 	int err;
 
+	elems = coll_frame_elems(in, &len);
 	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
 		if (!(coll_down_to(s) & BIT(dir)))
 			continue;
 		/* too large for that port (it came over a torport) */
-		if (in->len - TORUS_COLL_HDR_LEN > coll_frame_room(s, dir)) {
-			err = coll_send_range(s, g, TORUS_COLL_DOWN, dir,
+		if (len > coll_frame_room(s, dir)) {
+			err = coll_send_range(s, g, TORUS_COLL_DOWN, BIT(dir),
 					      first, first + n, out);
 			if (err)
 				return err;
 			continue;
 		}
-		skb = coll_skb_to(s, g, dir, in->len);
-		if (!skb)
-			return -ENOMEM;
-		skb_put_data(skb, in->data, in->len);
+		if (len < TORUS_COLL_REF_MIN) {
+			skb = coll_skb_to(s, g, dir, TORUS_COLL_HDR_LEN + len);
+			if (!skb)
+				return -ENOMEM;
+			skb_put_data(skb, ch, TORUS_COLL_HDR_LEN);
+			skb_put_data(skb, elems, len);
+		} else {
+			ref = coll_elems_ref(in);
+			skb = ref ? coll_skb_to(s, g, dir, TORUS_COLL_HDR_LEN) :
+				    NULL;
+			if (!skb) {
+				kfree_skb(ref);
+				return -ENOMEM;
+			}
+			skb_put_data(skb, ch, TORUS_COLL_HDR_LEN);
+			coll_frame_attach(skb, ref);
+		}
 		__skb_queue_tail(&out->frames, skb);
 	}
 	return 0;
@@ -945,13 +1107,14 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 {
 	const struct torus_coll_hdr *ch = (const void *)skb->data;
 	u8 in_dir = coll_in_edge(s, skb);
-	const u8 *p = skb->data + TORUS_COLL_HDR_LEN;
-	size_t left = skb->len - TORUS_COLL_HDR_LEN;
 	u32 first = ntohl(ch->first), n = ntohl(ch->n), i;
+	size_t left;
+	const u8 *p;
 	int err;
 
 	if (in_dir == TORUS_DIR_NONE)
 		return 0;	/* from no member next to this one: stray */
+	p = coll_frame_elems(skb, &left);
 	if (ch->kind != s->kind || ch->type != s->type || ch->op != s->op ||
 	    ntohl(ch->count) != s->count)
 		return -EPROTO;	/* the nodes disagree on the operation */
@@ -1325,10 +1488,12 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	else if (s->rendezvous && parent != TORUS_DIR_NONE)
 		coll_ready_send(s, &fib->geom, &out);
 	/* what the neighbours sent before this node joined */
+	s->joining = true;
 	while ((s->state == TORUS_COLL_JOINED ||
 		s->state == TORUS_COLL_UP_SENT) &&
 	       (skb = __skb_dequeue(&s->early)))
 		coll_apply_or_fail(s, &fib->geom, skb, &out);
+	s->joining = false;
 	if (s->state == TORUS_COLL_JOINED && s->rendezvous)
 		coll_rendezvous_progress(s, &fib->geom, &out);
 	else if (s->state == TORUS_COLL_JOINED)
@@ -1378,6 +1543,22 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 	       n <= count - first;
 }
 
+/*
+ * A frame (data at its torus header) the engine reads as it is: one
+ * buffer, or its headers and one buffer of elements in its frag list,
+ * as coll_frame_attach() makes it.  Anything else is made one buffer.
+ */
+static bool coll_frame_shaped(const struct sk_buff *skb)
+{
+	const struct sk_buff *elems = skb_shinfo(skb)->frag_list;
+
+	if (!skb_is_nonlinear(skb))
+		return true;
+	return skb_headlen(skb) == TORUS_HDR_LEN + TORUS_COLL_HDR_LEN &&
+	       !skb_shinfo(skb)->nr_frags && elems && !elems->next &&
+	       !skb_is_nonlinear(elems);
+}
+
 /**
  * torus_coll_rx - a collective frame arrived on a port (softirq, RCU)
  * @node: the port's node
@@ -1401,7 +1582,7 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		torus_coll_drop(node, port, skb, TORUS_DROP_NOT_PLACED);
 		return;
 	}
-	if (skb_linearize(skb) ||
+	if ((!coll_frame_shaped(skb) && skb_linearize(skb)) ||
 	    skb->len < TORUS_HDR_LEN + TORUS_COLL_HDR_LEN ||
 	    !coll_frame_ok((const void *)skb->data,
 			   (const void *)(skb->data + TORUS_HDR_LEN),

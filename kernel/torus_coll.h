@@ -57,6 +57,12 @@ struct torus_port;
 #define TORUS_COLL_FRAME_ROOM	(ETH_DATA_LEN - TORUS_HDR_LEN - \
 				 TORUS_COLL_HDR_LEN)
 /*
+ * Elements of at least this many bytes are passed on to children by
+ * reference (the frames share one buffer); fewer are copied, as cheap
+ * as taking a reference
+ */
+#define TORUS_COLL_REF_MIN	1024
+/*
  * Bytes of elements in a frame on a torport cable: as many as keep the
  * frame, its link-layer headroom and its skb_shared_info in a 16 KiB
  * allocation.  One byte more takes a 32 KiB one, and the kernel may
@@ -155,6 +161,8 @@ struct torus_coll;
  * @aborted: a neighbour failed the operation before this node joined
  * @rendezvous: a rooted broadcast of more than TORUS_COLL_EAGER_MAX
  *	elements: children get data only after their READY
+ * @joining: the frames kept before the join are being applied: the
+ *	children's READYs are gathered, so that they share one encoding
  * @list: of a node-list group: @parent and @children are edges, not
  *	directions, and @edge has the rank at the end of each
  * @edge: node-list group: per edge the member's rank
@@ -189,6 +197,7 @@ struct torus_coll_slot {
 	bool has_params;
 	bool aborted;
 	bool rendezvous;
+	bool joining;
 	bool list;
 	u32 edge[TORUS_COLL_LIST_EDGES];
 	struct torus_coll_place *place;

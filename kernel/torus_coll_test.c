@@ -768,6 +768,8 @@ struct coll_fixture {
 	u16 send_group;		/* the group of the frames sent in */
 	u32 send_first;		/* ... and their first element */
 	bool send_bcast;	/* ... and a broadcast's, not a sum's */
+	bool send_ramp;		/* ... and element i is v + first + i */
+	bool send_barrier;	/* ... and a barrier's */
 	bool send_routed;	/* ... and a node list's, routed: */
 	u8 send_src, send_dst;	/* from and to these x */
 };
@@ -791,10 +793,20 @@ static struct sk_buff *coll_fx_reply(const struct torus_coll_done *done)
 	return NULL;
 }
 
+/* a captured frame came with its elements by reference (a frag list) */
+#define COLL_FX_BY_REF(skb)	((skb)->cb[0])
+
+/* The tests read a frame as one buffer: a copy, which says how it came. */
 static int coll_fx_capture(struct sk_buff *skb, struct net_device *dev,
 			   struct packet_type *pt, struct net_device *orig)
 {
-	skb_queue_tail(pt->af_packet_priv, skb);
+	struct sk_buff *copy = skb_copy(skb, GFP_ATOMIC);
+
+	if (copy) {
+		COLL_FX_BY_REF(copy) = skb_has_frag_list(skb);
+		skb_queue_tail(pt->af_packet_priv, copy);
+	}
+	consume_skb(skb);
 	return NET_RX_SUCCESS;
 }
 
@@ -962,16 +974,18 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 		       hops);
 	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
 	ch->phase = phase;
-	ch->kind = fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE;
-	ch->type = TORUS_COLL_INT64;
-	ch->op = fx->send_bcast ? 0 : TORUS_COLL_SUM;
+	ch->kind = fx->send_barrier ? TORUS_COLL_BARRIER :
+		   fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE;
+	ch->type = fx->send_barrier ? 0 : TORUS_COLL_INT64;
+	ch->op = fx->send_barrier || fx->send_bcast ? 0 : TORUS_COLL_SUM;
 	ch->group = htons(fx->send_group);
 	ch->first = htonl(fx->send_first);
 	ch->seq = htonl(seq);
 	ch->count = htonl(count);
 	ch->n = htonl(n);
 	for (i = 0; i < have; i++)
-		put_unaligned_be64(v, skb_put(skb, 8));
+		put_unaligned_be64(fx->send_ramp ? v + fx->send_first + i : v,
+				   skb_put(skb, 8));
 	skb_reset_mac_header(skb);
 	skb->dev = far;
 	skb->protocol = htons(ETH_P_TORUS);
@@ -1072,7 +1086,7 @@ static int coll_fx_bcast_n(struct coll_fixture *fx, u8 root, u32 count,
 		if (!data)
 			return -ENOMEM;
 		for (i = 0; i < count; i++)
-			data[i] = v;
+			data[i] = fx->send_ramp ? v + i : v;
 	}
 	req.data = data;
 	err = coll_fx_join_req(fx, &req);
@@ -1198,6 +1212,84 @@ static void torus_coll_rendezvous_test(struct kunit *test)
 }
 
 /*
+ * The next captured frame carries elements [@first, @first + @n), each
+ * @v + its index, and came by reference (@by_ref) or as one buffer.
+ */
+static void coll_fx_expect_ramp(struct kunit *test, struct sk_buff_head *q,
+				u32 first, u32 n, s64 v, bool by_ref)
+{
+	struct sk_buff *skb = skb_dequeue(q);
+	const struct torus_coll_hdr *ch;
+	const u8 *p;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_EXPECT_EQ(test, (bool)COLL_FX_BY_REF(skb), by_ref);
+	KUNIT_ASSERT_EQ(test, skb->len,
+			TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + 8 * n);
+	ch = (const void *)(skb->data + TORUS_HDR_LEN);
+	KUNIT_EXPECT_EQ(test, ch->phase, TORUS_COLL_DOWN);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->first), first);
+	KUNIT_EXPECT_EQ(test, ntohl(ch->n), n);
+	p = (const u8 *)(ch + 1);
+	for (i = 0; i < n; i++)
+		if ((s64)get_unaligned_be64(p + 8 * i) != v + first + i)
+			break;
+	KUNIT_EXPECT_EQ(test, i, n);
+	kfree_skb(skb);
+}
+
+#define COLL_FX_REF_COUNT	(TORUS_COLL_REF_MIN / 8 + 10)
+
+/*
+ * A large frame goes on to the child by reference, no copy, and comes
+ * out whole; a short one is copied.  A root sends its children's frames
+ * by reference to one buffer, encoded once.
+ */
+static void torus_coll_by_reference_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	fx->send_bcast = true;
+	fx->send_ramp = true;
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_REF_COUNT,
+			 0, 0, 0);
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_REF_COUNT, 0), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_READY);
+	fx->send_first = 3;
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_REF_COUNT,
+			 COLL_FX_REF_COUNT - 3, COLL_FX_REF_COUNT - 3, 100);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_ramp(test, &fx->to_child, 3, COLL_FX_REF_COUNT - 3, 100,
+			    true);
+	/* the rest, short: copied */
+	fx->send_first = 0;
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_REF_COUNT,
+			 3, 3, 100);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_ramp(test, &fx->to_child, 0, 3, 100, false);
+	coll_fx_expect_answer(test, fx, 0, 100);
+
+	/* the root, both children posted before it joins */
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 1, COLL_FX_REF_COUNT,
+			 0, 0, 0);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_REF_COUNT,
+			 0, 0, 0);
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 1, COLL_FX_REF_COUNT, 40), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_ramp(test, &fx->to_parent, 0, COLL_FX_REF_COUNT, 40,
+			    true);
+	coll_fx_expect_ramp(test, &fx->to_child, 0, COLL_FX_REF_COUNT, 40,
+			    true);
+	coll_fx_expect_answer(test, fx, 1, 40);
+}
+
+/*
  * A READY child before the data gets each frame as it comes
  * (cut-through); one whose READY comes in the middle of the message gets
  * all of it at the end, whatever order its frames came in; a READY for
@@ -1276,6 +1368,32 @@ static void torus_coll_rendezvous_child_down_test(struct kunit *test)
 	coll_fx_wait(fx, NULL, 1, 2000);
 	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
 	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
+}
+
+/* A barrier's frames carry no elements, but they are sent. */
+static void torus_coll_barrier_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_BARRIER,
+		.timeout_ms = 5000,
+		.net = &init_net,
+	};
+
+	fx->send_barrier = true;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 100);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 0, 0, 0, 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_parent, TORUS_COLL_UP, 0, 0);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, 0, 0, 0, 0);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0, 0);
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, 0);
 }
 
 /* Up from the child, combined, to the parent; down again to both. */
@@ -1908,11 +2026,13 @@ static void torus_coll_place_test(struct kunit *test)
 }
 
 static struct kunit_case torus_coll_engine_cases[] = {
+	KUNIT_CASE(torus_coll_barrier_test),
 	KUNIT_CASE(torus_coll_updown_test),
 	KUNIT_CASE(torus_coll_cut_through_test),
 	KUNIT_CASE(torus_coll_early_test),
 	KUNIT_CASE(torus_coll_rooted_bcast_test),
 	KUNIT_CASE(torus_coll_rendezvous_test),
+	KUNIT_CASE(torus_coll_by_reference_test),
 	KUNIT_CASE(torus_coll_rendezvous_cut_through_test),
 	KUNIT_CASE(torus_coll_rendezvous_child_down_test),
 	KUNIT_CASE(torus_coll_timeout_test),
