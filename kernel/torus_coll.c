@@ -785,8 +785,7 @@ static int coll_frames_share(struct torus_coll_slot *s,
 		skb = ref ? coll_frame_new(s, g, phase, dir, first, 0, 0) :
 			    NULL;
 		if (!skb) {
-			if (ref)
-				kfree_skb(ref);
+			kfree_skb(ref);
 			if (ref != payload)
 				kfree_skb(payload);
 			return -ENOMEM;
@@ -1098,6 +1097,30 @@ static u8 coll_in_edge(const struct torus_coll_slot *s,
 }
 
 /*
+ * The result's elements [@first, @first + @n) from a DOWN frame's @p
+ * (checked to hold them): into the result array, which may be the
+ * caller's own pages (placement).  The loop without ranks is the
+ * broadcast's, so it is kept apart and tight.
+ */
+static void coll_take_down(struct torus_coll_slot *s, u32 first, u32 n,
+			   const u8 *p)
+{
+	u64 *vals = s->vals + first;
+	u32 *locs = s->locs;
+	u32 i;
+
+	if (!locs) {
+		for (i = 0; i < n; i++)
+			vals[i] = get_unaligned_be64(p + i * sizeof(__be64));
+		return;
+	}
+	for (i = 0; i < n; i++, p += sizeof(__be64) + sizeof(__be32)) {
+		vals[i] = get_unaligned_be64(p);
+		locs[first + i] = get_unaligned_be32(p + sizeof(__be64));
+	}
+}
+
+/*
  * Apply one frame to a joined operation: its elements are combined (UP)
  * or taken as the result (DOWN).  Return: 0, or a negative errno that
  * fails the operation.
@@ -1129,11 +1152,7 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 
 		if (left < (size_t)n * each)
 			return -EPROTO;
-		for (i = 0; i < n; i++, p += each) {
-			s->vals[first + i] = get_unaligned_be64(p);
-			if (s->locs)
-				s->locs[first + i] = get_unaligned_be32(p + 8);
-		}
+		coll_take_down(s, first, n, p);
 		s->down_got += n;
 		err = coll_forward_down(s, g, skb, out);
 		if (err)
