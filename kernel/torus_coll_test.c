@@ -1212,6 +1212,23 @@ static void torus_coll_rendezvous_test(struct kunit *test)
 }
 
 /*
+ * The first operation, a rendezvous broadcast of @count elements from
+ * the root at 0, with the child ahead of this node: its READY waits for
+ * the join, and the join says READY to the parent.
+ */
+static void coll_fx_join_child_ahead(struct kunit *test,
+				     struct coll_fixture *fx, u32 count)
+{
+	fx->send_bcast = true;
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count, 0, 0, 0);
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, count, 0), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_READY);
+}
+
+/*
  * The next captured frame carries elements [@first, @first + @n), each
  * @v + its index, and came by reference (@by_ref) or as one buffer.
  */
@@ -1250,15 +1267,8 @@ static void torus_coll_by_reference_test(struct kunit *test)
 {
 	struct coll_fixture *fx = test->priv;
 
-	fx->send_bcast = true;
 	fx->send_ramp = true;
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_REF_COUNT,
-			 0, 0, 0);
-	msleep(20);
-	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_REF_COUNT, 0), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_READY);
+	coll_fx_join_child_ahead(test, fx, COLL_FX_REF_COUNT);
 	fx->send_first = 3;
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_REF_COUNT,
 			 COLL_FX_REF_COUNT - 3, COLL_FX_REF_COUNT - 3, 100);
@@ -1299,15 +1309,7 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 {
 	struct coll_fixture *fx = test->priv;
 
-	fx->send_bcast = true;
-	/* the child is ahead of this node: its READY waits for the join */
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
-			 0, 0, 0);
-	msleep(20);
-	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_READY);
+	coll_fx_join_child_ahead(test, fx, COLL_FX_LARGE);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
 			 40, 40, 8);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
