@@ -345,6 +345,15 @@ struct coll_cb {
 #define COLL_CB(skb)	((struct coll_cb *)(skb)->cb)
 static_assert(sizeof(struct coll_cb) <= sizeof_field(struct sk_buff, cb));
 
+/* skb->cb of a chunk of a rendezvous broadcast (slot @down_q) */
+struct coll_chunk {
+	u32 first;
+	u32 n;
+};
+
+#define COLL_CHUNK(skb)	((struct coll_chunk *)(skb)->cb)
+static_assert(sizeof(struct coll_chunk) <= sizeof_field(struct sk_buff, cb));
+
 static void coll_out_init(struct coll_out *out)
 {
 	__skb_queue_head_init(&out->frames);
@@ -393,6 +402,8 @@ static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 	s->prod = NULL;
 	s->locs = NULL;
 	__skb_queue_purge(&s->early);
+	__skb_queue_purge(&s->down_q);
+	memset(s->down_last, 0, sizeof(s->down_last));
 	s->state = TORUS_COLL_FREE;
 	s->has_params = false;
 	s->has_data = false;
@@ -934,74 +945,6 @@ static void coll_progress(struct torus_coll_slot *s,
 }
 
 /*
- * Children that get DOWN frames as they come: of a rendezvous only those
- * that said READY before the first frame.
- */
-static u16 coll_down_to(const struct torus_coll_slot *s)
-{
-	return s->rendezvous ? s->ready & ~s->deferred : s->children;
-}
-
-/* Elements of a rendezvous broadcast this node holds: its root all. */
-static u32 coll_rendezvous_have(const struct torus_coll_slot *s)
-{
-	return s->parent == TORUS_DIR_NONE ? s->count : s->down_got;
-}
-
-/*
- * Once this node holds the whole message, the children whose READY came
- * in the middle of it are sent all of it; it is done when every child
- * has said READY and so has been sent everything.  Fails the operation
- * itself, as coll_progress() does.
- */
-static void coll_rendezvous_progress(struct torus_coll_slot *s,
-				     const struct torus_geom *g,
-				     struct coll_out *out)
-{
-	int err;
-
-	if (s->parent == TORUS_DIR_NONE && !s->has_data) {
-		/* no root in the tree */
-		coll_fail(s, -EHOSTUNREACH, g, TORUS_DIR_NONE, out);
-		return;
-	}
-	if (coll_rendezvous_have(s) < s->count)
-		return;
-	/* all of them at once: the elements are encoded once */
-	err = coll_send_range(s, g, TORUS_COLL_DOWN, s->deferred, 0, s->count,
-			      out);
-	if (err) {
-		coll_fail(s, err, g, TORUS_DIR_NONE, out);
-		return;
-	}
-	s->deferred = 0;
-	if (s->ready == s->children)
-		coll_finish(s, 0, out);
-}
-
-/*
- * A child said READY: its result is posted.  Before any data it gets
- * every frame as it comes; with the whole message here, all of it now;
- * in the middle of the message, all of it at the end (which elements
- * came is not tracked: frames may be reordered on some ports).  A READY
- * from no child, or twice, is stray.
- */
-static int coll_child_ready(struct torus_coll_slot *s,
-			    const struct torus_geom *g, u8 dir,
-			    struct coll_out *out)
-{
-	if (!s->rendezvous || !(s->children & BIT(dir)) ||
-	    s->ready & BIT(dir))
-		return 0;
-	s->ready |= BIT(dir);
-	if (coll_rendezvous_have(s))
-		s->deferred |= BIT(dir);
-	if (!s->joining)
-		coll_rendezvous_progress(s, g, out);
-	return 0;
-}
-
-/*
  * The elements of a frame (data at its collective header): in its own
  * buffer, or in the one buffer of its frag list that it shares with the
  * frames to the sender's other children (torus_coll_rx() takes no other
@@ -1055,7 +998,7 @@ static int coll_forward_down(struct torus_coll_slot *s,
 
 	elems = coll_frame_elems(in, &len);
 	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
-		if (!(coll_down_to(s) & BIT(dir)))
+		if (!(s->children & BIT(dir)))
 			continue;
 		/* too large for that port (it came over a torport) */
 		if (len > coll_frame_room(s, dir)) {
@@ -1084,6 +1027,237 @@ static int coll_forward_down(struct torus_coll_slot *s,
 		}
 		__skb_queue_tail(&out->frames, skb);
 	}
+	return 0;
+}
+
+/* Elements of a rendezvous broadcast this node holds: its root all. */
+static u32 coll_rendezvous_have(const struct torus_coll_slot *s)
+{
+	return s->parent == TORUS_DIR_NONE ? s->count : s->down_got;
+}
+
+/*
+ * The root's next chunk of the message: as many elements as a frame to
+ * any of its children holds, encoded once for all of them.
+ * Return: the chunk, queued, or NULL.
+ */
+static struct sk_buff *coll_root_chunk(struct torus_coll_slot *s)
+{
+	unsigned int room = TORUS_COLL_FRAME_MAX, used, dir;
+	struct sk_buff *e;
+	u32 n;
+
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
+		if (s->children & BIT(dir))
+			room = min(room, coll_frame_room(s, dir));
+	room = coll_range_room(s, false, s->count - s->encoded, room);
+	e = coll_payload_alloc(&room);
+	if (!e)
+		return NULL;
+	n = coll_encode_run(s, false, s->encoded, s->count,
+			    skb_tail_pointer(e), room, &used);
+	if (!n) {	/* cannot be: a broadcast's elements are 8 bytes */
+		kfree_skb(e);
+		return NULL;
+	}
+	skb_put(e, used);
+	COLL_CHUNK(e)->first = s->encoded;
+	COLL_CHUNK(e)->n = n;
+	s->encoded += n;
+	__skb_queue_tail(&s->down_q, e);
+	return e;
+}
+
+/*
+ * The chunk the child at @dir gets next: NULL when it has had all this
+ * node holds, or an ERR_PTR when the root cannot encode the next one.
+ */
+static struct sk_buff *coll_next_chunk(struct torus_coll_slot *s, u8 dir)
+{
+	struct sk_buff *last = s->down_last[dir], *e;
+
+	if (!last && !skb_queue_empty(&s->down_q))
+		return skb_peek(&s->down_q);
+	if (last && !skb_queue_is_last(&s->down_q, last))
+		return last->next;
+	if (s->parent != TORUS_DIR_NONE || s->encoded >= s->count)
+		return NULL;
+	e = coll_root_chunk(s);
+	return e ?: ERR_PTR(-ENOMEM);
+}
+
+/* The child at @dir has been sent the whole message. */
+static bool coll_child_has_all(const struct torus_coll_slot *s, u8 dir)
+{
+	const struct sk_buff *last = s->down_last[dir];
+
+	if (coll_rendezvous_have(s) < s->count ||
+	    (s->parent == TORUS_DIR_NONE && s->encoded < s->count))
+		return false;
+	return last && skb_queue_is_last(&s->down_q, last);
+}
+
+/*
+ * The child at @dir is sent the chunks it has not had, as far as its
+ * credit goes: each by reference, or copied when short; split when it
+ * came by a port with larger frames than the child's.
+ * Return: 0, -ENOMEM or -EMSGSIZE.
+ */
+static int coll_rendezvous_push(struct torus_coll_slot *s,
+				const struct torus_geom *g, u8 dir,
+				struct coll_out *out)
+{
+	const struct coll_chunk *c;
+	struct sk_buff *e, *skb;
+	u32 before;
+	int err;
+
+	while (s->sent[dir] < s->credit[dir]) {
+		e = coll_next_chunk(s, dir);
+		if (IS_ERR_OR_NULL(e))
+			return PTR_ERR_OR_ZERO(e);
+		c = COLL_CHUNK(e);
+		if (e->len > coll_frame_room(s, dir)) {
+			before = skb_queue_len(&out->frames);
+			err = coll_send_range(s, g, TORUS_COLL_DOWN, BIT(dir),
+					      c->first, c->first + c->n, out);
+			if (err)
+				return err;
+			s->sent[dir] += skb_queue_len(&out->frames) - before;
+		} else if (e->len < TORUS_COLL_REF_MIN) {
+			skb = coll_frame_new(s, g, TORUS_COLL_DOWN, dir,
+					     c->first, 0, e->len);
+			if (!skb)
+				return -ENOMEM;
+			skb_put_data(skb, e->data, e->len);
+			coll_frame_close(skb, c->n, &out->frames);
+			s->sent[dir]++;
+		} else {
+			/* a clone: @e's own list pointers are @down_q's */
+			skb = skb_clone(e, GFP_ATOMIC);
+			if (!skb)
+				return -ENOMEM;
+			err = coll_frames_share(s, g, TORUS_COLL_DOWN, BIT(dir),
+						c->first, c->n, skb, out);
+			if (err)
+				return err;
+			s->sent[dir]++;
+		}
+		s->down_last[dir] = e;
+	}
+	return 0;
+}
+
+/*
+ * Every child that said READY is sent what it may have; the operation is
+ * done when every child has said it and has been sent the whole message.
+ * Fails the operation itself, as coll_progress() does.
+ */
+static void coll_rendezvous_progress(struct torus_coll_slot *s,
+				     const struct torus_geom *g,
+				     struct coll_out *out)
+{
+	unsigned int dir;
+	int err;
+
+	if (s->parent == TORUS_DIR_NONE && !s->has_data) {
+		/* no root in the tree */
+		coll_fail(s, -EHOSTUNREACH, g, TORUS_DIR_NONE, out);
+		return;
+	}
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
+		if (!(s->ready & BIT(dir)))
+			continue;
+		err = coll_rendezvous_push(s, g, dir, out);
+		if (err) {
+			coll_fail(s, err, g, TORUS_DIR_NONE, out);
+			return;
+		}
+	}
+	if (s->ready != s->children || coll_rendezvous_have(s) < s->count)
+		return;
+	for (dir = 0; dir < TORUS_MAX_DIRS; dir++)
+		if (s->children & BIT(dir) && !coll_child_has_all(s, dir))
+			return;
+	coll_finish(s, 0, out);
+}
+
+/*
+ * A child said READY: its result is posted, and it may be sent @n DOWN
+ * frames beyond the @first it has received (0: no limit).  It gets what
+ * this node holds, in the order this node got it (which elements it
+ * holds is not tracked: frames may be reordered on some ports), then the
+ * rest as it comes.  A READY from no child is stray; an old one gives no
+ * credit.
+ */
+static int coll_child_ready(struct torus_coll_slot *s,
+			    const struct torus_geom *g, u8 dir, u32 first,
+			    u32 n, struct coll_out *out)
+{
+	u32 credit = n ? first + n : U32_MAX;
+
+	if (!s->rendezvous || !(s->children & BIT(dir)))
+		return 0;
+	s->ready |= BIT(dir);
+	s->credit[dir] = max(s->credit[dir], credit);
+	if (!s->joining)
+		coll_rendezvous_progress(s, g, out);
+	return 0;
+}
+
+/*
+ * This node's result array is posted, or half its credit has come: tell
+ * the parent, which sends a rendezvous broadcast's data only so far.
+ * Return: 0 or -ENOMEM (the parent would never know: fail now rather
+ * than at the timeout).
+ */
+static int coll_ready_send(struct torus_coll_slot *s,
+			   const struct torus_geom *g, struct coll_out *out)
+{
+	struct sk_buff *skb;
+
+	skb = coll_frame_new(s, g, TORUS_COLL_READY, s->parent,
+			     s->down_frames, 0, 0);
+	if (!skb)
+		return -ENOMEM;
+	/* no more than are left: each frame has an element at least */
+	coll_frame_close(skb, min_t(u32, TORUS_COLL_CREDITS,
+				    s->count - s->down_frames),
+			 &out->frames);
+	s->credited = s->down_frames;
+	return 0;
+}
+
+/*
+ * A DOWN frame of a rendezvous broadcast, its elements taken: kept by
+ * reference for the children, who are sent it as their credit allows;
+ * the parent is given more credit once half of the last came.
+ * Return: 0 or -ENOMEM.
+ */
+static int coll_rendezvous_take(struct torus_coll_slot *s,
+				const struct torus_geom *g, struct sk_buff *in,
+				struct coll_out *out)
+{
+	const struct torus_coll_hdr *ch = (const void *)in->data;
+	struct sk_buff *e;
+	int err;
+
+	s->down_frames++;
+	if (s->children) {
+		e = coll_elems_ref(in);
+		if (!e)
+			return -ENOMEM;
+		COLL_CHUNK(e)->first = ntohl(ch->first);
+		COLL_CHUNK(e)->n = ntohl(ch->n);
+		__skb_queue_tail(&s->down_q, e);
+	}
+	if (s->down_got < s->count &&
+	    s->down_frames - s->credited >= TORUS_COLL_CREDITS / 2) {
+		err = coll_ready_send(s, g, out);
+		if (err)
+			return err;
+	}
+	coll_rendezvous_progress(s, g, out);
 	return 0;
 }
 
@@ -1143,7 +1317,7 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		return -EPROTO;	/* the nodes disagree on the operation */
 
 	if (ch->phase == TORUS_COLL_READY)
-		return coll_child_ready(s, g, in_dir, out);
+		return coll_child_ready(s, g, in_dir, first, n, out);
 	if (ch->phase == TORUS_COLL_DOWN) {
 		size_t each = sizeof(__be64) + (s->locs ? sizeof(__be32) : 0);
 
@@ -1154,12 +1328,12 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 			return -EPROTO;
 		coll_take_down(s, first, n, p);
 		s->down_got += n;
+		if (s->rendezvous)
+			return coll_rendezvous_take(s, g, skb, out);
 		err = coll_forward_down(s, g, skb, out);
 		if (err)
 			return err;
-		if (s->rendezvous)
-			coll_rendezvous_progress(s, g, out);
-		else if (s->down_got >= s->count)
+		if (s->down_got >= s->count)
 			coll_finish(s, 0, out);
 		return 0;
 	}
@@ -1364,23 +1538,6 @@ static void coll_place_fill(const struct torus_coll_req *req,
 								i * size));
 }
 
-/*
- * This node's result array is posted: tell the parent, which sends the
- * data of a rendezvous broadcast only then.  Without memory for the
- * frame the parent never learns it: fail now rather than at the timeout.
- */
-static void coll_ready_send(struct torus_coll_slot *s,
-			    const struct torus_geom *g, struct coll_out *out)
-{
-	struct sk_buff *skb;
-
-	skb = coll_frame_new(s, g, TORUS_COLL_READY, s->parent, 0, 0, 0);
-	if (skb)
-		coll_frame_close(skb, 0, &out->frames);
-	else
-		coll_fail(s, -ENOMEM, g, TORUS_DIR_NONE, out);
-}
-
 /**
  * torus_coll_join - this node joins the next operation
  * @node: the node (held by the caller)
@@ -1474,9 +1631,13 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->pending = rooted ? 0 : children;
 	s->rendezvous = rooted && req->count > TORUS_COLL_EAGER_MAX;
 	s->ready = 0;
-	s->deferred = 0;
 	memset(s->got, 0, sizeof(s->got));
 	s->down_got = 0;
+	memset(s->sent, 0, sizeof(s->sent));
+	memset(s->credit, 0, sizeof(s->credit));
+	s->encoded = 0;
+	s->down_frames = 0;
+	s->credited = 0;
 	if (arr.placed)
 		coll_place_fill(req, &arr);
 	s->vals = arr.vals;
@@ -1504,8 +1665,9 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		coll_fail(s, -ENOLINK, &fib->geom, parent, &out);
 	else if (s->aborted)
 		coll_fail(s, -ECONNABORTED, &fib->geom, TORUS_DIR_NONE, &out);
-	else if (s->rendezvous && parent != TORUS_DIR_NONE)
-		coll_ready_send(s, &fib->geom, &out);
+	else if (s->rendezvous && parent != TORUS_DIR_NONE &&
+		 coll_ready_send(s, &fib->geom, &out))
+		coll_fail(s, -ENOMEM, &fib->geom, TORUS_DIR_NONE, &out);
 	/* what the neighbours sent before this node joined */
 	s->joining = true;
 	while ((s->state == TORUS_COLL_JOINED ||
@@ -1558,8 +1720,10 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 	    ch->reserved ||
 	    (!(group & TORUS_COLL_GROUP_LIST) && group >> g->ndims))
 		return false;
-	return count <= TORUS_COLL_MAX_COUNT && first <= count &&
-	       n <= count - first;
+	if (count > (ch->kind == TORUS_COLL_BCAST ?
+		     TORUS_COLL_PLACED_MAX_COUNT : TORUS_COLL_MAX_COUNT))
+		return false;
+	return first <= count && n <= count - first;
 }
 
 /*
@@ -1746,6 +1910,7 @@ int torus_coll_node_init(struct torus_node *node)
 		coll->slot[i].coll = coll;
 		timer_setup(&coll->slot[i].timer, coll_timer, 0);
 		skb_queue_head_init(&coll->slot[i].early);
+		skb_queue_head_init(&coll->slot[i].down_q);
 	}
 	RCU_INIT_POINTER(node->coll, coll);
 	return 0;

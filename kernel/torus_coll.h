@@ -49,6 +49,15 @@ struct torus_port;
  * join, and a late node delays only its parent and the nodes below it.
  */
 #define TORUS_COLL_EAGER_MAX	64
+/*
+ * Flow control of a rendezvous broadcast, as a real fabric's credits: a
+ * child's READY lets its parent send it this many DOWN frames beyond
+ * those it has received, and the child renews it each time half of them
+ * have come.  So a node has a bounded number of frames in flight towards
+ * each child, on any port, whatever the message's size (a placed
+ * broadcast is one operation of up to 1 MiB).
+ */
+#define TORUS_COLL_CREDITS	16
 /* an operation only neighbours have joined is forgotten after this */
 #define TORUS_COLL_EARLY_MS	TORUS_COLL_TIMEOUT_MS_MAX
 /* bytes of elements in a frame: at least what a standard Ethernet frame
@@ -82,6 +91,7 @@ struct torus_port;
  *	memory, as KUnit gives it)
  * @vals: the buffer in @map: the operation's result array
  * @len: the buffer's bytes
+ * @written: the result goes there (else it holds a broadcast root's data)
  */
 struct torus_coll_place {
 	struct work_struct work;
@@ -90,6 +100,7 @@ struct torus_coll_place {
 	void *map;
 	u64 *vals;
 	size_t len;
+	bool written;
 };
 
 /**
@@ -148,8 +159,16 @@ struct torus_coll;
  * @children: bit per child direction
  * @pending: children whose contribution is incomplete
  * @ready: rendezvous broadcast: children that said READY
- * @deferred: of @ready, those that said it in the middle of the message:
- *	they get all of it once this node holds it
+ * @down_q: rendezvous broadcast: the message's elements as this node got
+ *	them, by reference, for its children (at the root: encoded as the
+ *	children take them), each a buffer of elements with struct
+ *	coll_chunk in its cb
+ * @down_last: per child, the last of @down_q it was sent, or NULL
+ * @sent: per child, DOWN frames it was sent
+ * @credit: per child, DOWN frames it may be sent in all (its last READY)
+ * @encoded: at the root of a rendezvous broadcast, elements in @down_q
+ * @down_frames: DOWN frames received from the parent
+ * @credited: @down_frames when this node last said READY
  * @parent: direction of the parent, TORUS_DIR_NONE at the root
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
@@ -186,7 +205,13 @@ struct torus_coll_slot {
 	u16 children;
 	u16 pending;
 	u16 ready;
-	u16 deferred;
+	struct sk_buff_head down_q;
+	struct sk_buff *down_last[TORUS_MAX_DIRS];
+	u32 sent[TORUS_MAX_DIRS];
+	u32 credit[TORUS_MAX_DIRS];
+	u32 encoded;
+	u32 down_frames;
+	u32 credited;
 	u8 parent;
 	u8 kind;
 	u8 type;
@@ -330,6 +355,7 @@ u8 torus_coll_list_edge(const struct torus_coll_slot *s, u32 rank);
 
 /* torus_coll_place.c: results placed in the caller's memory */
 struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
+					      bool write,
 					      struct netlink_ext_ack *extack);
 void torus_coll_place_release(struct torus_coll_place *p);
 void torus_coll_place_done(struct torus_coll_place *p);

@@ -114,7 +114,8 @@ static u32 coll_nl_size(const struct torus_geom *g)
 /*
  * The caller's buffer that the result goes into: 8-byte elements only,
  * as the engine keeps them, and only where the result comes back (a
- * reduce's other nodes give their buffer as input only).
+ * reduce's other nodes give their buffer as input only).  A broadcast's
+ * root that gives no data gives them there: that buffer is only read.
  */
 static int coll_nl_place(struct genl_info *info, struct torus_coll_req *req)
 {
@@ -134,10 +135,39 @@ static int coll_nl_place(struct genl_info *info, struct torus_coll_req *req)
 	}
 	place = torus_coll_place_get(nla_get_u64(attr),
 				     (size_t)req->count * sizeof(u64),
+				     !(req->kind == TORUS_COLL_BCAST &&
+				       req->root && !req->data),
 				     info->extack);
 	if (IS_ERR(place))
 		return PTR_ERR(place);
 	req->place = place;
+	return 0;
+}
+
+/*
+ * The elements of a broadcast, at a node that gives no data: any but
+ * the root, and a root whose data are in its placed buffer.  Placed, a
+ * broadcast may be larger than a request's data could be.
+ */
+static int coll_nl_bcast_count(struct genl_info *info,
+			       struct torus_coll_req *req)
+{
+	struct nlattr *count = info->attrs[TORUS_A_COLL_COUNT];
+	bool placed = info->attrs[TORUS_A_COLL_PLACE];
+
+	if (req->root && !placed) {
+		NL_SET_ERR_MSG(info->extack,
+			       "torus: the broadcast's root gives the data or places them");
+		return -EINVAL;
+	}
+	if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_COUNT))
+		return -EINVAL;
+	req->count = nla_get_u32(count);
+	if (!placed && req->count > TORUS_COLL_MAX_COUNT) {
+		NL_SET_ERR_MSG_ATTR(info->extack, count,
+				    "torus: more than TORUS_COLL_MAX_COUNT elements need a placed broadcast");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -307,18 +337,12 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 			goto out;
 	}
 	if (req.kind == TORUS_COLL_BCAST) {
-		if (!req.root) {
+		if (!req.root)
 			data = NULL;	/* only the root's data counts */
-			if (GENL_REQ_ATTR_CHECK(info, TORUS_A_COLL_COUNT)) {
-				err = -EINVAL;
+		if (!data) {
+			err = coll_nl_bcast_count(info, &req);
+			if (err)
 				goto out;
-			}
-			req.count = nla_get_u32(attrs[TORUS_A_COLL_COUNT]);
-		} else if (!data) {
-			NL_SET_ERR_MSG(info->extack,
-				       "torus: the broadcast's root gives the data");
-			err = -EINVAL;
-			goto out;
 		}
 	}
 	req.data = data ? nla_data(data) : NULL;

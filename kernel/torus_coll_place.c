@@ -25,6 +25,8 @@ static struct workqueue_struct *coll_place_wq;
  * torus_coll_place_get - pin and map the caller's result buffer
  * @addr: its address in the caller's memory, 8-byte aligned
  * @len: its length in bytes, > 0
+ * @write: the result is written there (else it is only read: the data
+ *	of a broadcast's root)
  * @extack: for the reason of a failure
  *
  * Process context, in the requester's task.
@@ -34,6 +36,7 @@ static struct workqueue_struct *coll_place_wq;
  * write, ENOMEM.
  */
 struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
+					      bool write,
 					      struct netlink_ext_ack *extack)
 {
 	unsigned long start = (unsigned long)addr;
@@ -52,7 +55,7 @@ struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
 		return ERR_PTR(-EINVAL);
 	}
 	if (!access_ok((void __user *)start, len)) {
-		NL_SET_ERR_MSG(extack, "torus: the result buffer is not writable");
+		NL_SET_ERR_MSG(extack, "torus: the buffer is not the caller's");
 		return ERR_PTR(-EFAULT);
 	}
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
@@ -64,12 +67,18 @@ struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
 		err = -ENOMEM;
 		goto free;
 	}
-	pinned = pin_user_pages_fast(start - off, p->npages, FOLL_WRITE,
-				     p->pages);
+	p->written = write;
+	pinned = pin_user_pages_fast(start - off, p->npages,
+				     write ? FOLL_WRITE : 0, p->pages);
 	if (pinned != p->npages) {
 		if (pinned > 0)
 			unpin_user_pages(p->pages, pinned);
-		NL_SET_ERR_MSG(extack, "torus: the result buffer is not writable");
+		if (write)
+			NL_SET_ERR_MSG(extack,
+				       "torus: the result buffer is not writable");
+		else
+			NL_SET_ERR_MSG(extack,
+				       "torus: the data buffer is not readable");
 		err = pinned < 0 && pinned != -EFAULT ? pinned : -EFAULT;
 		goto free;
 	}
@@ -88,12 +97,12 @@ free:
 	return ERR_PTR(err);
 }
 
-/* Unmap and unpin (process context): the pages are dirty, written. */
+/* Unmap and unpin (process context): the pages are dirty if written. */
 void torus_coll_place_release(struct torus_coll_place *p)
 {
 	if (p->map) {
 		vunmap(p->map);
-		unpin_user_pages_dirty_lock(p->pages, p->npages, true);
+		unpin_user_pages_dirty_lock(p->pages, p->npages, p->written);
 	}
 	kvfree(p->pages);
 	kfree(p);
@@ -115,7 +124,7 @@ static void coll_place_work(struct work_struct *work)
  */
 void torus_coll_place_done(struct torus_coll_place *p)
 {
-	if (p->map)
+	if (p->map && p->written)
 		flush_kernel_vmap_range(p->vals, p->len);
 	INIT_WORK(&p->work, coll_place_work);
 	queue_work(coll_place_wq, &p->work);

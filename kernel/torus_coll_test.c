@@ -1302,8 +1302,9 @@ static void torus_coll_by_reference_test(struct kunit *test)
 /*
  * A READY child before the data gets each frame as it comes
  * (cut-through); one whose READY comes in the middle of the message gets
- * all of it at the end, whatever order its frames came in; a READY for
- * another size is the patent's NACK: the buffers do not match.
+ * what this node holds at once, in the order it came, then the rest as
+ * it comes; a READY for another size is the patent's NACK: the buffers
+ * do not match.
  */
 static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 {
@@ -1328,15 +1329,18 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
 			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 9);
 	fx->send_first = 0;
+	msleep(20);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
 			 0, 0, 0);
-	msleep(50);
-	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 40,
+			     COLL_FX_LARGE - 40);
+	KUNIT_EXPECT_EQ(test, fx->answers, 1U);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
 			 40, 40, 9);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0,
-			     COLL_FX_LARGE);
+	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0, 40);
 	coll_fx_expect_answer(test, fx, 1, 9);
 
 	/* a child posted for another size fails the operation */
@@ -1348,6 +1352,72 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 	coll_fx_wait(fx, NULL, 3, 1000);
 	KUNIT_ASSERT_EQ(test, fx->answers, 3U);
 	KUNIT_EXPECT_EQ(test, fx->answer[2].err, -EPROTO);
+}
+
+#define COLL_FX_CREDIT_FRAMES	(TORUS_COLL_CREDITS * 3 / 2)
+
+/*
+ * Credits: a child is sent no more DOWN frames than its READYs allowed,
+ * the rest when it gives more, and this node is done only once the child
+ * has had everything.  This node gives its parent more credit each time
+ * half of it has come.
+ */
+static void torus_coll_rendezvous_credit_test(struct kunit *test)
+{
+	u32 count = COLL_FX_CREDIT_FRAMES * 10, i;
+	struct coll_fixture *fx = test->priv;
+	struct sk_buff *skb;
+
+	fx->send_bcast = true;
+	fx->send_ramp = true;
+	/* the child may have 3 frames */
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count, 3, 0, 0);
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, count, 0), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_expect_frame(test, &fx->to_parent, TORUS_COLL_READY, 0,
+			     TORUS_COLL_CREDITS);
+	for (i = 0; i < COLL_FX_CREDIT_FRAMES; i++) {
+		fx->send_first = i * 10;
+		coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, count, 10,
+				 10, 500);
+		if ((i + 1) % (TORUS_COLL_CREDITS / 2) == 0 &&
+		    i + 1 < COLL_FX_CREDIT_FRAMES) {
+			/* half the credit used: more of it */
+			coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+			coll_fx_expect_frame(test, &fx->to_parent,
+					     TORUS_COLL_READY, i + 1,
+					     TORUS_COLL_CREDITS);
+		}
+	}
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&fx->to_child), 3U);
+	for (i = 0; i < 3; i++)
+		coll_fx_expect_ramp(test, &fx->to_child, i * 10, 10, 500,
+				    false);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	/* the rest in two grants; the last one ends the operation */
+	fx->send_first = 3;
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count,
+			 COLL_FX_CREDIT_FRAMES - 4, 0, 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&fx->to_child),
+			COLL_FX_CREDIT_FRAMES - 4);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	fx->send_first = COLL_FX_CREDIT_FRAMES - 1;
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count, 1, 0, 0);
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&fx->to_child),
+			COLL_FX_CREDIT_FRAMES - 3);
+	for (i = 3; i < COLL_FX_CREDIT_FRAMES; i++)
+		coll_fx_expect_ramp(test, &fx->to_child, i * 10, 10, 500,
+				    false);
+	coll_fx_expect_answer(test, fx, 0, 500);
+	/* the parent's credit is not renewed once the message is whole */
+	while ((skb = skb_dequeue(&fx->to_parent))) {
+		KUNIT_EXPECT_TRUE(test, false);
+		kfree_skb(skb);
+	}
 }
 
 /* A child that never says READY: its cable goes down, ENOLINK at once. */
@@ -2036,6 +2106,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_rendezvous_test),
 	KUNIT_CASE(torus_coll_by_reference_test),
 	KUNIT_CASE(torus_coll_rendezvous_cut_through_test),
+	KUNIT_CASE(torus_coll_rendezvous_credit_test),
 	KUNIT_CASE(torus_coll_rendezvous_child_down_test),
 	KUNIT_CASE(torus_coll_timeout_test),
 	KUNIT_CASE(torus_coll_in_flight_test),

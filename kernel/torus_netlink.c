@@ -32,6 +32,12 @@ static struct netlink_range_validation torus_coll_timeout_range = {
 	.max = TORUS_COLL_TIMEOUT_MS_MAX,
 };
 
+/* beyond TORUS_COLL_MAX_COUNT only placed (torus_coll_nl.c) */
+static struct netlink_range_validation torus_coll_count_range = {
+	.min = 1,
+	.max = TORUS_COLL_PLACED_MAX_COUNT,
+};
+
 static const struct nla_policy torus_coord_policy[TORUS_MAX_AXES + 1] = {
 	[1 ... TORUS_MAX_AXES] = NLA_POLICY_MAX(NLA_U32, TORUS_MAX_EXTENT - 1),
 };
@@ -159,8 +165,8 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_COLL_TYPE]	= NLA_POLICY_MAX(NLA_U8, TORUS_COLL_TYPE_MAX),
 	[TORUS_A_COLL_OP]	= NLA_POLICY_MAX(NLA_U8, TORUS_COLL_OP_MAX),
 	[TORUS_A_COLL_DATA]	= { .type = NLA_BINARY },
-	[TORUS_A_COLL_COUNT]	= NLA_POLICY_RANGE(NLA_U32, 1,
-						   TORUS_COLL_MAX_COUNT),
+	[TORUS_A_COLL_COUNT]	= NLA_POLICY_FULL_RANGE(NLA_U32,
+							&torus_coll_count_range),
 	[TORUS_A_COLL_ROOT]	= NLA_POLICY_NESTED(torus_coord_policy),
 	[TORUS_A_COLL_TIMEOUT_MS]	= NLA_POLICY_FULL_RANGE(NLA_U32,
 							&torus_coll_timeout_range),

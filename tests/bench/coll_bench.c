@@ -4,12 +4,14 @@
  * through libtorus (every node of the fabric runs it at once).
  *
  *	coll_bench [ -d DEV ] [ -n ITERS ] [ -w WARMUP ] [ -t MS ] [ -b ] [ -c ]
- *		   { barrier | allreduce | reduce | bcast } BYTES
+ *		   [ -m ] { barrier | allreduce | reduce | bcast } BYTES
  *
  * The data are doubles; allreduce and reduce sum them, bcast comes from
  * rank 0 (reduce goes to it).  -b uses the non-blocking calls (start,
  * poll on torus_fd(), torus_test()); -c checks every result against
- * what it must be (sums of small integers are exact in any order).
+ * what it must be (sums of small integers are exact in any order); -m
+ * gives libtorus a buffer 4 bytes off 8-byte alignment (copied to and
+ * from the aligned one the data are made and checked in).
  * Prints one JSON object: {"op", "bytes", "iters", "rank", "size",
  * "avg_us", "ok"}.
  */
@@ -37,11 +39,11 @@ static double now_us(void)
 static void usage(FILE *f)
 {
 	fprintf(f, "Usage: coll_bench [ -d DEV ] [ -n ITERS ] [ -w WARMUP ] [ -t MS ] [ -b ] [ -c ]\n"
-		   "                  { barrier | allreduce | reduce | bcast } BYTES\n");
+		   "                  [ -m ] { barrier | allreduce | reduce | bcast } BYTES\n");
 }
 
 /* one operation, blocking or through the non-blocking calls */
-static int run_op(struct torus_ctx *ctx, enum bench_op op, double *buf,
+static int run_op(struct torus_ctx *ctx, enum bench_op op, void *buf,
 		  size_t n, bool nonblocking)
 {
 	struct pollfd pfd = { .fd = torus_fd(ctx), .events = POLLIN };
@@ -115,19 +117,36 @@ static bool check(enum bench_op op, const double *buf, size_t n,
 	return true;
 }
 
+/* one operation on @buf, through @data when that is a misaligned copy */
+static int step(struct torus_ctx *ctx, enum bench_op op, double *buf,
+		void *data, size_t n, bool nonblocking)
+{
+	int ret;
+
+	if (data == buf)
+		return run_op(ctx, op, buf, n, nonblocking);
+	memcpy(data, buf, n * sizeof(*buf));
+	ret = run_op(ctx, op, data, n, nonblocking);
+	memcpy(buf, data, n * sizeof(*buf));
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	const char *dev = "tor0", *names[] = { "barrier", "allreduce",
 					       "reduce", "bcast" };
 	unsigned int iters = 100, warmup = 5, timeout_ms = 0, i;
-	bool nonblocking = false, checking = false, ok = true;
+	bool nonblocking = false, checking = false, misaligned = false;
+	bool ok = true;
+	char *mem = NULL;
+	void *data;
 	struct torus_ctx *ctx;
 	enum bench_op op;
 	size_t bytes, n;
 	double *buf, t0;
 	int c;
 
-	while ((c = getopt(argc, argv, "d:n:w:t:bch")) != -1) {
+	while ((c = getopt(argc, argv, "d:n:w:t:bcmh")) != -1) {
 		switch (c) {
 		case 'd':
 			dev = optarg;
@@ -146,6 +165,9 @@ int main(int argc, char **argv)
 			break;
 		case 'c':
 			checking = true;
+			break;
+		case 'm':
+			misaligned = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -178,12 +200,15 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	buf = calloc(n ? n : 1, sizeof(*buf));
-	if (!buf)
+	if (misaligned)
+		mem = calloc(n + 1, sizeof(*buf));
+	if (!buf || (misaligned && !mem))
 		return 1;
+	data = misaligned ? mem + 4 : (void *)buf;
 	/* warm up, then start the clock together */
 	for (i = 0; i < warmup; i++) {
 		fill(op, buf, n, torus_rank(ctx));
-		if (run_op(ctx, op, buf, n, nonblocking))
+		if (step(ctx, op, buf, data, n, nonblocking))
 			goto fail;
 	}
 	if (torus_barrier(ctx))
@@ -193,7 +218,7 @@ int main(int argc, char **argv)
 		/* in place: sums would grow without bound otherwise */
 		if (checking || op == OP_ALLREDUCE || op == OP_REDUCE)
 			fill(op, buf, n, torus_rank(ctx));
-		if (run_op(ctx, op, buf, n, nonblocking))
+		if (step(ctx, op, buf, data, n, nonblocking))
 			goto fail;
 		if (checking)
 			ok &= check(op, buf, n, torus_rank(ctx),
@@ -206,12 +231,14 @@ int main(int argc, char **argv)
 	       torus_size(ctx), nonblocking ? "true" : "false", t0 / iters,
 	       ok ? "true" : "false");
 	free(buf);
+	free(mem);
 	torus_close(ctx);
 	return ok ? 0 : 1;
 fail:
 	fprintf(stderr, "coll_bench: %s: %s%s%s\n", names[op], strerror(errno),
 		*torus_errmsg(ctx) ? ": " : "", torus_errmsg(ctx));
 	free(buf);
+	free(mem);
 	torus_close(ctx);
 	return 1;
 }

@@ -4,14 +4,15 @@
 from inside a node's namespace: prints {case: [errno, extack message]} as
 JSON.
 
-    coll_nl_probe.py IFNAME OWN_RANK OTHER_RANK SIZE ROOT
+    coll_nl_probe.py IFNAME OWN_RANK OTHER_RANK SIZE ROOT OWN
 
-ROOT: the coordinates (x,y,...) of a node other than this one.
+ROOT: the coordinates (x,y,...) of a node other than this one; OWN: this
+node's.
 
 The numbers of commands and attributes are read from the uapi header, so
 the probe follows it.  Every case must fail at once, with EINVAL and the
 module's reason (coll_test.py checks them): EINVAL, or EFAULT for a
-result buffer the caller cannot write.
+buffer the caller cannot write (or, a broadcast's root, read).
 """
 
 import ctypes
@@ -42,9 +43,11 @@ def enum(text, name):
     return out
 
 
-def place_cases(g, cmd, a, kind, ctype, ifname, root):
+def place_cases(g, cmd, a, kind, ctype, ifname, root, own, max_count):
     """Results placed in this process's memory (TORUS_A_COLL_PLACE), where
-    they cannot be: each is refused, and no operation starts."""
+    they cannot be, a broadcast's root that neither gives its data nor
+    places them, or more elements than may be: each is refused, and no
+    operation starts."""
     buf = ctypes.create_string_buffer(64)
     good = (ctypes.addressof(buf) + 7) & ~7
     libc = ctypes.CDLL(None, use_errno=True)
@@ -55,13 +58,14 @@ def place_cases(g, cmd, a, kind, ctype, ifname, root):
                           mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS, -1, 0)
     name = nla(a["TORUS_A_IFNAME"], ifname.encode() + b"\0")
 
-    def bcast(type_name, addr, count=2):
+    def bcast(type_name, addr, count=2, at=root):
         return name + \
             nla(a["TORUS_A_COLL_KIND"], bytes([kind["TORUS_COLL_BCAST"]])) + \
             nla(a["TORUS_A_COLL_TYPE"], bytes([ctype[type_name]])) + \
             nla(a["TORUS_A_COLL_COUNT"], struct.pack("I", count)) + \
-            coord_nest(a["TORUS_A_COLL_ROOT"], root) + \
-            nla(a["TORUS_A_COLL_PLACE"], struct.pack("Q", addr))
+            coord_nest(a["TORUS_A_COLL_ROOT"], at) + \
+            (nla(a["TORUS_A_COLL_PLACE"], struct.pack("Q", addr))
+             if addr is not None else b"")
 
     cases = {
         "place_misaligned": bcast("TORUS_COLL_INT64", good + 4),
@@ -71,6 +75,10 @@ def place_cases(g, cmd, a, kind, ctype, ifname, root):
         nla(a["TORUS_A_COLL_PLACE"], struct.pack("Q", good)),
         "place_unmapped": bcast("TORUS_COLL_INT64", 4096),
         "place_read_only": bcast("TORUS_COLL_INT64", read_only),
+        "root_place_unmapped": bcast("TORUS_COLL_INT64", 4096, at=own),
+        "root_without_data": bcast("TORUS_COLL_INT64", None, at=own),
+        "count_unplaced_beyond": bcast("TORUS_COLL_INT64", None,
+                                       count=max_count + 1),
     }
     out = {}
     for case, attrs in cases.items():
@@ -82,6 +90,7 @@ def place_cases(g, cmd, a, kind, ctype, ifname, root):
 def main():
     ifname, own, other, size = sys.argv[1], *map(int, sys.argv[2:5])
     root = [int(x) for x in sys.argv[5].split(",")]
+    own_coord = [int(x) for x in sys.argv[6].split(",")]
     text = open(HEADER).read()
     cmd = enum(text, "torus_cmd")["TORUS_CMD_COLL"]
     a = enum(text, "torus_attr")
@@ -124,8 +133,10 @@ def main():
     err, msg = g.talk(g.request(g.family, cmd, bcast + lst + ranks(own) +
                                 coord_nest(a["TORUS_A_COLL_ROOT"], root)))
     out["root_not_member"] = [err, msg.rstrip(b"\0").decode()]
+    max_count = int(re.search(r"#define TORUS_COLL_MAX_COUNT\s+(\d+)",
+                              text).group(1))
     out.update(place_cases(g, cmd, a, kind, enum(text, "torus_coll_type"),
-                           ifname, root))
+                           ifname, root, own_coord, max_count))
     print(json.dumps(out))
 
 

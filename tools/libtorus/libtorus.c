@@ -11,6 +11,12 @@
  * LT_WINDOW at a time, so every node joins the same operations in the
  * same order while the segments of a long vector overlap in the fabric
  * (the next segment goes up the tree while the previous one comes down).
+ * A broadcast of 8-byte elements is placed (results written by the
+ * module into the callers' buffers, the root's data read from its own)
+ * and is one operation of up to 1 MiB: the module pipelines its frames
+ * down the tree, with no process involved until the end.  Every node
+ * cuts a call into the same operations, so a misaligned buffer goes
+ * through an aligned copy rather than in segments.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -77,6 +83,7 @@ struct torus_req {
 	bool place;		/* the module writes the result into buf */
 	uint32_t root_rank;
 	void *buf;
+	void *user_buf;		/* the caller's, when buf is a copy */
 	uint32_t *loc;
 	size_t n;
 	uint32_t nseg;
@@ -388,6 +395,8 @@ static void members_put(struct lt_members *m)
 static void req_free(struct torus_req *r)
 {
 	members_put(r->members);
+	if (r->user_buf)
+		free(r->buf);
 	free(r);
 }
 
@@ -627,6 +636,7 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 	size_t size = kind == TORUS_COLL_BARRIER ? 1 : torus_type_size(type);
 	uint32_t per, nseg, i;
 	struct torus_req *r;
+	bool whole;
 
 	ctx->errmsg[0] = 0;
 	if (!size || (kind != TORUS_COLL_BARRIER && (!n || !buf)) ||
@@ -660,6 +670,9 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 	per = LT_SEG_BYTES / (uint32_t)size;
 	if (per > TORUS_COLL_MAX_COUNT)
 		per = TORUS_COLL_MAX_COUNT;
+	whole = kind == TORUS_COLL_BCAST && size == 8 && ctx->place;
+	if (whole)
+		per = TORUS_COLL_PLACED_MAX_COUNT;
 	nseg = kind == TORUS_COLL_BARRIER ? 1 : (uint32_t)((n + per - 1) / per);
 	r = calloc(1, sizeof(*r) + nseg * sizeof(r->seg[0]));
 	if (!r)
@@ -677,9 +690,20 @@ static struct torus_req *req_new(struct torus_ctx *ctx, uint8_t kind,
 	r->n = n;
 	r->root_rank = root;
 	r->root = root == torus_rank(ctx);
-	r->place = ctx->place && size == 8 && !((uintptr_t)buf % 8) &&
-		   kind != TORUS_COLL_BARRIER &&
-		   (kind != TORUS_COLL_REDUCE || r->root);
+	if (whole && (uintptr_t)buf % 8) {
+		r->buf = malloc(n * size);
+		if (!r->buf) {
+			req_free(r);
+			return NULL;
+		}
+		if (r->root)
+			memcpy(r->buf, buf, n * size);
+		r->user_buf = buf;
+	}
+	r->place = whole || (ctx->place && size == 8 &&
+			     !((uintptr_t)buf % 8) &&
+			     kind != TORUS_COLL_BARRIER &&
+			     (kind != TORUS_COLL_REDUCE || r->root));
 	r->nseg = nseg;
 	for (i = 0; i < nseg; i++) {
 		r->seg[i].first = i * per;
@@ -724,7 +748,7 @@ static int seg_send(struct torus_req *r, struct lt_seg *s)
 			mnl_attr_put_u32(nlh, TORUS_AXIS_A(i), coord[i]);
 		mnl_attr_nest_end(nlh, nest);
 	}
-	if (r->kind == TORUS_COLL_BCAST && !r->root)
+	if (r->kind == TORUS_COLL_BCAST && (!r->root || r->place))
 		mnl_attr_put_u32(nlh, TORUS_A_COLL_COUNT, s->count);
 	else if (r->kind != TORUS_COLL_BARRIER)
 		mnl_attr_put(nlh, TORUS_A_COLL_DATA, s->count * size,
@@ -922,6 +946,8 @@ static int req_end(struct torus_req *r)
 
 	ctx->last_seq = r->last_seq;
 	unlink_req(ctx, r);
+	if (r->user_buf && !err && !r->root)
+		memcpy(r->user_buf, r->buf, r->n * torus_type_size(r->type));
 	req_free(r);
 	if (err) {
 		errno = err;

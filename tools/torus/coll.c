@@ -69,7 +69,8 @@ void coll_usage(FILE *f)
 		"of the last N.\n"
 		"Float and double sums and products are exact, rounded once: the same bits\n"
 		"on every node.  reduce prints the result at the root only.  broadcast is\n"
-		"also bcast.  Vectors up to 1 MiB, in pipelined segments of 32 KiB.\n");
+		"also bcast.  Vectors up to 1 MiB, in pipelined segments of 32 KiB\n"
+		"(a broadcast of 8-byte values in one operation).\n");
 }
 
 static int lookup(const char *const *names, unsigned int n, const char *s)

@@ -271,7 +271,7 @@ enum torus_cmd {
  * @TORUS_A_COLL_DATA: binary, this node's elements of TORUS_A_COLL_TYPE
  *	in host byte order (allreduce; broadcast: the root only)
  * @TORUS_A_COLL_COUNT: u32, number of elements (broadcast: every node
- *	but the root, which gives TORUS_A_COLL_DATA)
+ *	but a root that gives TORUS_A_COLL_DATA)
  * @TORUS_A_COLL_ROOT: nest of u32 per axis, the broadcast's root
  * @TORUS_A_COLL_TIMEOUT_MS: u32, fail with ETIMEDOUT after this long;
  *	default TORUS_COLL_TIMEOUT_MS
@@ -303,7 +303,10 @@ enum torus_cmd {
  *	A refused request leaves it as it was; after a failed operation
  *	its contents are undefined.
  *	Saves the copies into the answer, out of the socket and into the
- *	caller's memory.
+ *	caller's memory.  At a broadcast's root the buffer holds the data
+ *	instead of TORUS_A_COLL_DATA (then TORUS_A_COLL_COUNT is given),
+ *	and is only read.  A placed broadcast takes up to
+ *	TORUS_COLL_PLACED_MAX_COUNT elements in one operation.
  * @TORUS_A_COLL_PLACED: flag, reply: the result is in the buffer of
  *	TORUS_A_COLL_PLACE (instead of TORUS_A_COLL_RESULT)
  */
@@ -754,6 +757,8 @@ enum torus_port_info_attr {
 #define TORUS_COLL_TIMEOUT_MS		10000	/* default */
 #define TORUS_COLL_TIMEOUT_MS_MAX	600000
 #define TORUS_COLL_MAX_COUNT		8192	/* elements per operation */
+/* elements of a placed broadcast (TORUS_A_COLL_PLACE): 1 MiB at once */
+#define TORUS_COLL_PLACED_MAX_COUNT	131072
 #define TORUS_COLL_GROUP_LIST		0x8000	/* a node-list group */
 #define TORUS_COLL_LIST_MAX		4096	/* members of a node list */
 #define TORUS_COLL_LISTS		16	/* lists a node numbers */
@@ -855,7 +860,9 @@ enum torus_coll_op {
  *	fail it too and pass it on, so nobody waits for the timeout) or
  *	TORUS_COLL_READY (no elements: a child has joined a broadcast too
  *	large to be buffered before its join, so its parent may now send
- *	the data straight into its result; one hop, never passed on)
+ *	the data straight into its result; one hop, never passed on.
+ *	@first is the DOWN frames the child has received, @n how many more
+ *	it may be sent (credits, renewed as they are used; 0: no limit))
  * @kind: enum torus_coll_kind
  * @type: enum torus_coll_type
  * @op: enum torus_coll_op
