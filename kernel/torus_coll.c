@@ -1881,13 +1881,15 @@ void torus_coll_port_down(struct torus_node *node, struct torus_port *port)
 	for (i = 0; dir != TORUS_DIR_NONE && i < TORUS_COLL_SLOTS; i++) {
 		struct torus_coll_slot *s = &coll->slot[i];
 
-		/* a child not READY yet would be waited for in vain; a
-		 * node-list group's edges are routes, not this port
+		/* a child that has not had the whole message (its READY,
+		 * its credit) would be waited for in vain; a node-list
+		 * group's edges are routes, not this port
 		 */
 		if (!s->list && (s->state == TORUS_COLL_JOINED ||
 				 s->state == TORUS_COLL_UP_SENT) &&
 		    (s->parent == dir || (s->pending & BIT(dir)) ||
-		     (s->rendezvous && (s->children & ~s->ready & BIT(dir)))))
+		     (s->rendezvous && (s->children & BIT(dir)) &&
+		      !coll_child_has_all(s, dir))))
 			coll_fail(s, -ENOLINK, &fib->geom, dir, &out);
 	}
 	spin_unlock_bh(&coll->lock);

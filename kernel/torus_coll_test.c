@@ -1420,6 +1420,38 @@ static void torus_coll_rendezvous_credit_test(struct kunit *test)
 	}
 }
 
+/*
+ * A child that said READY but has not had the whole message (its credit
+ * ran out): its cable goes down, ENOLINK at once, not at the timeout.
+ */
+static void torus_coll_rendezvous_starved_child_down_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	int err;
+
+	fx->send_bcast = true;
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
+			 1, 0, 0);
+	msleep(20);
+	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+			 40, 40, 4);
+	fx->send_first = 40;
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 4);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, skb_queue_len(&fx->to_child), 1U);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	rtnl_lock();
+	err = torport_set_cable(fx->b_port, 0, -1, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	coll_fx_wait(fx, NULL, 1, 2000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
+}
+
 /* A child that never says READY: its cable goes down, ENOLINK at once. */
 static void torus_coll_rendezvous_child_down_test(struct kunit *test)
 {
@@ -2108,6 +2140,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_rendezvous_cut_through_test),
 	KUNIT_CASE(torus_coll_rendezvous_credit_test),
 	KUNIT_CASE(torus_coll_rendezvous_child_down_test),
+	KUNIT_CASE(torus_coll_rendezvous_starved_child_down_test),
 	KUNIT_CASE(torus_coll_timeout_test),
 	KUNIT_CASE(torus_coll_in_flight_test),
 	KUNIT_CASE(torus_coll_malformed_test),
