@@ -1421,13 +1421,29 @@ static void torus_coll_rendezvous_credit_test(struct kunit *test)
 }
 
 /*
+ * The cable to the child goes down while the first operation waits for
+ * the child: it fails at once with ENOLINK, not at its timeout.
+ */
+static void coll_fx_cut_child(struct kunit *test, struct coll_fixture *fx)
+{
+	int err;
+
+	rtnl_lock();
+	err = torport_set_cable(fx->b_port, 0, -1, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	coll_fx_wait(fx, NULL, 1, 2000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
+}
+
+/*
  * A child that said READY but has not had the whole message (its credit
  * ran out): its cable goes down, ENOLINK at once, not at the timeout.
  */
 static void torus_coll_rendezvous_starved_child_down_test(struct kunit *test)
 {
 	struct coll_fixture *fx = test->priv;
-	int err;
 
 	fx->send_bcast = true;
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
@@ -1443,20 +1459,13 @@ static void torus_coll_rendezvous_starved_child_down_test(struct kunit *test)
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&fx->to_child), 1U);
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
-	rtnl_lock();
-	err = torport_set_cable(fx->b_port, 0, -1, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	coll_fx_wait(fx, NULL, 1, 2000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
+	coll_fx_cut_child(test, fx);
 }
 
 /* A child that never says READY: its cable goes down, ENOLINK at once. */
 static void torus_coll_rendezvous_child_down_test(struct kunit *test)
 {
 	struct coll_fixture *fx = test->priv;
-	int err;
 
 	fx->send_bcast = true;
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 1, COLL_FX_LARGE, 3), 0);
@@ -1465,13 +1474,7 @@ static void torus_coll_rendezvous_child_down_test(struct kunit *test)
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
 					    TORUS_COLL_DOWN, 0), 3);
-	rtnl_lock();
-	err = torport_set_cable(fx->b_port, 0, -1, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	coll_fx_wait(fx, NULL, 1, 2000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
+	coll_fx_cut_child(test, fx);
 }
 
 /* A barrier's frames carry no elements, but they are sent. */

@@ -26,11 +26,13 @@ oversubscribed.  Prints the table and writes build/bench-coll/results.json
 and results.md.
 
     bench-coll.py [--sizes 8,27,64] [--mtu 1500] [--no-tcp] [--no-mpi]
-                  [--baseline-module KO] [--quick]
+                  [--baseline-module KO [--baseline-bench BIN]] [--quick]
 
 --baseline-module runs the torus.ko rows again, in the same boot, with
 another build of the module (say the last release's: build it in a git
-worktree), on a rack built anew: the column "baseline".
+worktree), on a rack built anew: the column "baseline".  Its
+--baseline-bench is that build's coll_bench (default: this one's), for
+a module that does not speak this build's libtorus.
 """
 
 import argparse
@@ -80,11 +82,12 @@ def parse_lines(text):
     return out
 
 
-def run_torus(rack, op, nbytes, iters, place=True):
+def run_torus(rack, op, nbytes, iters, place=True, bench=None):
     # TORUS_COLL_PLACE=0: results copied through the module's answers
     env = dict(os.environ, TORUS_COLL_PLACE="1" if place else "0")
     procs = [subprocess.Popen(
-        ["ip", "netns", "exec", rack.ns(c), os.path.join(BIN, "coll_bench"),
+        ["ip", "netns", "exec", rack.ns(c),
+         bench or os.path.join(BIN, "coll_bench"),
          "-c", "-t", "120000", "-n", str(iters), "-w", "2", op,
          str(nbytes)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
@@ -147,8 +150,9 @@ def build_rack(n, mtu):
     return rack, secs
 
 
-def run_baseline(n, mtu, path, specs):
-    """The torus rows with the module at @path: {(op, bytes): us}."""
+def run_baseline(n, mtu, path, specs, bench=None):
+    """The torus rows with the module at @path (and the coll_bench at
+    @bench): {(op, bytes): us}."""
     here_ko = os.path.join(REPO, "kernel", "torus.ko")
     load_module(path)
     out = {}
@@ -156,7 +160,7 @@ def run_baseline(n, mtu, path, specs):
         rack, _ = build_rack(n, mtu)
         try:
             for op, nbytes, iters in specs:
-                t, errs = run_torus(rack, op, nbytes, iters)
+                t, errs = run_torus(rack, op, nbytes, iters, bench=bench)
                 if t is None:
                     print("# baseline %s %d failed: %s" % (op, nbytes,
                                                           errs[:2]))
@@ -202,6 +206,9 @@ def main():
     ap.add_argument("--baseline-module", metavar="KO",
                     help="also run the torus.ko rows with this build of "
                     "the module, in the same boot")
+    ap.add_argument("--baseline-bench", metavar="BIN",
+                    help="the coll_bench built with the baseline module "
+                    "(default: this build's)")
     ap.add_argument("--quick", action="store_true",
                     help="few iterations (the smoke run)")
     a = ap.parse_args()
@@ -261,7 +268,8 @@ def main():
         finally:
             rack.destroy(quiet=True)
         if a.baseline_module:
-            base = run_baseline(n, a.mtu, a.baseline_module, ops(a.quick))
+            base = run_baseline(n, a.mtu, a.baseline_module, ops(a.quick),
+                                a.baseline_bench)
             for r in rows:
                 if r["nodes"] != n:
                     continue
