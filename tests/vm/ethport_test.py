@@ -320,8 +320,7 @@ def rack_cases(args, out):
         broadcast (libtorus, every element checked) on every node; over a
         port that is no torport the module cuts its frames to the port's
         MTU, and the broadcast, one operation of some 700 frames per cable,
-        is paced by the children's credits: veth ports share the kernel's
-        receive backlog, which a burst that size would overflow"""
+        is paced by the children's credits"""
         assert state.get("nodes"), "no discovery"
         res = {}
         for op, size in (("allreduce", 65536), ("bcast", 1 << 20)):
