@@ -5,8 +5,10 @@
  * it into the kernel in one piece, in the caller's context; the engine
  * then uses it as the operation's result array, so the data coming down
  * the tree land where the caller wants them, with no copy into the
- * answer, none out of the socket and none in libtorus.  The operation
- * ends in softirq, where pages cannot be unmapped or unpinned: that is
+ * answer, none out of the socket and none in libtorus.  A broadcast's
+ * root may give its data the same way: its buffer is pinned for reading
+ * and the engine encodes the frames from it.  The operation ends in
+ * softirq, where pages cannot be unmapped or unpinned: that is
  * left to a work item.
  */
 #include <linux/highmem.h>
@@ -33,7 +35,7 @@ static struct workqueue_struct *coll_place_wq;
  *
  * Return: the placement, or an ERR_PTR: EINVAL for a misaligned buffer
  * or a caller without memory of its own, EFAULT for a buffer it cannot
- * write, ENOMEM.
+ * write (@write) or read, ENOMEM.
  */
 struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
 					      bool write,
