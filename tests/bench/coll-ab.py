@@ -21,30 +21,12 @@ module that speaks this build's libtorus.
 
 import argparse
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 bench = __import__("bench-coll")
-
-
-def run(rack, binary, op, nbytes, iters):
-    procs = [subprocess.Popen(
-        ["ip", "netns", "exec", rack.ns(c), binary, "-c", "-t", "120000",
-         "-n", str(iters), "-w", "2", op, str(nbytes)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        for c in rack.nodes]
-    worst, err = 0.0, None
-    for p in procs:
-        so, se = p.communicate(timeout=1200)
-        res = bench.parse_lines(so)
-        if p.returncode or not res or not res[0]["ok"]:
-            err = se.strip()[-200:] or "failed"
-            continue
-        worst = max(worst, res[0]["avg_us"])
-    return None if err else worst, err
 
 
 def main():
@@ -74,14 +56,15 @@ def main():
                 rack, _ = bench.build_rack(a.nodes, 1500)
                 try:
                     for op, nbytes, iters in specs:
-                        t, err = run(rack, binary, op, nbytes, iters)
+                        t, errs = bench.run_torus(rack, op, nbytes, iters,
+                                                  bench=binary)
                         failed |= t is None
                         times.setdefault((op, nbytes), {}).setdefault(
                             name, []).append(t)
                         print("round %d %s %s %d B: %s" % (
                             r, name, op, nbytes,
                             "%.0f us" % t if t is not None else
-                            "FAILED " + err), flush=True)
+                            "FAILED %s" % errs[:2]), flush=True)
                 finally:
                     rack.destroy(quiet=True)
     finally:
