@@ -391,6 +391,14 @@ void routes_service(struct torusd *d)
 	if (!d->node || !d->have_view || d->view.state != TC_PLACED ||
 	    !d->installed)
 		return;
+	if (r->resumed) {
+		struct tc_ls_info li;
+
+		tc_ls_info(d->node, &li);
+		if (li.settling)
+			return;
+		r->resumed = false;
+	}
 	/* a lamb set that held still long enough makes this node a lamb */
 	if (r->set && r->set->lamb[r->set->self] && !r->info.lamb &&
 	    d->ticks >= lamb_tick(d))

@@ -31,6 +31,12 @@ struct td_routes {
 	uint32_t	ls_gen;		/* tc_ls_generation() last seen */
 	uint32_t	view_gen;	/* the placement last seen */
 	uint64_t	set_tick;	/* tick the installed set came in */
+	/*
+	 * the daemon resumed a placed kernel: the routes it holds stay
+	 * until the link state settles (tc_ls_info.settling), instead of
+	 * being replaced by ones computed from a database still empty
+	 */
+	bool		resumed;
 	struct td_state_routes info;	/* for the state file */
 	/* the deadlock verdict of the geometry's fault-free graph */
 	struct troute_faults	cdg_geom;	/* its geometry (no arrays) */

@@ -598,6 +598,7 @@ static int core_restart(struct torusd *d, bool resume)
 
 	if (core_start(d))
 		return -1;
+	d->routes.resumed = false;
 	if (!resume)
 		return 0;
 	if (td_nl_node_get(&d->nl, d->ifindex, &kn)) {
@@ -608,7 +609,8 @@ static int core_restart(struct torusd *d, bool resume)
 		return 0;
 	td_fmt_coord(c, sizeof(c), kn.coord, kn.ndims);
 	td_fmt_dims(dm, sizeof(dm), kn.dims, kn.wrap, kn.ndims);
-	if (core_resume(d, &kn))
+	d->routes.resumed = core_resume(d, &kn);
+	if (d->routes.resumed)
 		log_notice("%s is placed at (%s) in %s already: discovery resumes from there",
 			   d->opts.ifname, c, dm);
 	else

@@ -266,10 +266,14 @@ bool tc_surveying(const struct tc_node *n);
  * @capacity: records the database holds at most
  * @digest: order-independent hash of the (reporter, mask) pairs with a
  *	cable down: equal digests, equal fault sets
+ * @settling: the frame began less than dead_ticks ago: cables whose
+ *	neighbor was not heard yet are not reported down, and the
+ *	neighbors' databases may not have arrived
  */
 struct tc_ls_info {
 	bool active;
 	bool incomplete;
+	bool settling;
 	uint32_t generation;
 	uint32_t nodes;
 	uint32_t records;

@@ -427,6 +427,21 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 }
 
 /*
+ * While the frame settles (its first dead_ticks), only a cable without
+ * carrier is reported down.  A neighbor alive is heard within
+ * dead_ticks, and a resumed node takes a port back into its view only
+ * once the node across says where the cable lands: until then silence
+ * and a missing port are no fault.  A daemon restarted on a placed
+ * kernel reported every cable down at its first tick, and its
+ * neighbors routed around it for a second.
+ */
+static bool ls_settling_unknown(const struct tc_node *n, uint8_t p)
+{
+	return n->ls.settle_in &&
+	       (p == TC_NONE || (!n->nbr[p].id && (n->up & (1u << p))));
+}
+
+/*
  * The global directions whose cable is down, as this node sees them.  A
  * neighbor alive but not (yet) placed in our frame is reported only
  * when it stays so for two quiet periods: while a frame is placed, its
@@ -448,6 +463,8 @@ static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 		if (!ls_dir_exists(ls, v->coord, g))
 			continue;
 		p = v->portmap[g];
+		if (ls_settling_unknown(n, p))
+			continue;
 		if (p == TC_NONE || !n->nbr[p].id || ls_unready(ls)[p] > hold)
 			mask |= (uint16_t)(1u << g);
 	}
@@ -480,6 +497,7 @@ static bool ls_frame(struct tc_node *n, const struct tc_view *v)
 	ls->geom = tw_ls_geom(n->cfg.ndims, ls->dims, ls->wrap);
 	ls->mask = 0;
 	ls->refresh_in = 0;
+	ls->settle_in = n->cfg.dead_ticks;
 	return true;
 }
 
@@ -744,6 +762,8 @@ void tc_ls_tick(struct tc_node *n)
 	unsigned int p;
 
 	ls_age(n);
+	if (ls->settle_in)
+		ls->settle_in--;
 	/* the view is costly: only when it or a neighbor may have changed */
 	if (sig != ls->sig || ls->holding) {
 		ls->sig = sig;
@@ -752,7 +772,8 @@ void tc_ls_tick(struct tc_node *n)
 			return;
 		ls_adjacency(n, &v);
 		ls->now_mask = ls_own_mask(n, &v);
-		ls->holding = false;
+		/* settling: what is unknown now is reported when it ends */
+		ls->holding = ls->settle_in != 0;
 		for (p = 0; p < tc_nports(n); p++)
 			if (ls_unready(ls)[p] && ls_unready(ls)[p] <= hold)
 				ls->holding = true;
@@ -777,6 +798,9 @@ uint32_t tc_ls_next_deadline(const struct tc_node *n)
 		return 1;
 	if (ls->mask && ls->refresh_in < next)
 		next = ls->refresh_in;
+	/* the tick settling ends on reports the cables still unheard */
+	if (ls->settle_in && ls->settle_in < next)
+		next = ls->settle_in;
 	/* a held neighbor is reported on the tick its count passes hold */
 	for (p = 0; p < ls->nports; p++) {
 		u = ls_unready(ls)[p];
@@ -802,6 +826,8 @@ void tc_ls_skip(struct tc_node *n, uint32_t ticks)
 	} else {
 		ls->epoch_in = (uint16_t)(ls->epoch_in - ticks);
 	}
+	ls->settle_in = ls->settle_in > ticks ?
+			(uint16_t)(ls->settle_in - ticks) : 0;
 	if (!ls->leader)
 		return;
 	ls->refresh_in = ls->refresh_in > ticks ?
@@ -836,6 +862,7 @@ void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info)
 	info->faults = ls->nfaults;
 	info->capacity = n->cfg.ls_records;
 	info->digest = ls->digest;
+	info->settling = ls->leader && ls->settle_in;
 }
 
 int tc_ls_record(const struct tc_node *n, const uint8_t *coord,

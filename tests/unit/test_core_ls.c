@@ -752,6 +752,87 @@ UNIT_TEST(ls_restart_outbids_stale)
 	lfree(&L);
 }
 
+/* restart @u's daemon on a placed kernel: a fresh core that resumes */
+static int lresume(struct lfab *f, int u)
+{
+	struct tc_view v;
+
+	tc_view(f->node[u], &v);
+	lstart(f, u);
+	return tc_node_restore(f->node[u], &v);
+}
+
+/* nodes whose database holds a cable down (0: no fault anywhere) */
+static int lfaulty(const struct lfab *f)
+{
+	struct tc_ls_info info;
+	int u, bad = 0;
+
+	for (u = 0; u < f->nn; u++) {
+		if (f->dead[u] || f->off[u])
+			continue;
+		tc_ls_info(f->node[u], &info);
+		bad += info.faults != 0;
+	}
+	return bad;
+}
+
+/*
+ * Daemons restarted on placed kernels, one or all at once: until a
+ * neighbor has had dead_ticks to speak, its silence is no fault, so no
+ * node of the fault-free fabric ever holds a cable down (every record
+ * said "all my cables down" at the restart's first tick, and the
+ * neighbors routed around it).  A neighbor that stays silent is
+ * reported once the settling is over.
+ */
+UNIT_TEST(ls_resume_reports_no_silence_while_settling)
+{
+	int a = lidx(&L, 2, 2), b, u, r, worst = 0, settling = 0, at = -1;
+	struct tc_ls_info info;
+	uint16_t seq, mask;
+	uint8_t c[2];
+
+	lsetup(&L, 5, 5, true, 0);
+	lrun(&L, LSETTLE);
+	UNIT_CHECK(lcheck(&L, 0) == 0);
+	UNIT_CHECK(lresume(&L, a) == 0);
+	for (r = 0; r < 40; r++) {
+		lfab_round(&L);
+		tc_ls_info(L.node[a], &info);
+		settling += info.settling;
+		if (lfaulty(&L) > worst)
+			worst = lfaulty(&L);
+	}
+	UNIT_CHECK(worst == 0);
+	/* settling lasts the frame's first dead_ticks (7), then ends */
+	UNIT_CHECK(settling >= 5 && settling <= 7 && !info.settling);
+	for (u = 0; u < L.nn; u++)
+		UNIT_CHECK(lresume(&L, u) == 0);
+	for (r = 0; r < 60; r++) {
+		lfab_round(&L);
+		if (lfaulty(&L) > worst)
+			worst = lfaulty(&L);
+	}
+	UNIT_CHECK(worst == 0);
+	UNIT_CHECK(lcheck(&L, 0) == 0);
+	/* its neighbor's daemon gone, cable alive: reported after settling */
+	b = lpeer(&L, a, TORUS_DIR(0, 0));
+	L.dead[b] = true;
+	lrun(&L, 30);
+	UNIT_CHECK(lresume(&L, a) == 0);
+	lcoord(&L, a, c);
+	for (r = 0; r < 20 && at < 0; r++) {
+		lfab_round(&L);
+		if (!tc_ls_record(L.node[a], c, &seq, &mask) &&
+		    (mask & (1u << TORUS_DIR(0, 0))))
+			at = r;
+	}
+	UNIT_CHECK(at >= 5 && at <= 9);
+	lrun(&L, 60);
+	UNIT_CHECK(lcheck(&L, 1) == 0);
+	lfree(&L);
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(ls_agree_torus),
 	UNIT_CASE(ls_faults_feed_routes),
@@ -766,6 +847,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(ls_malformed_refused),
 	UNIT_CASE(ls_foreign_ignored),
 	UNIT_CASE(ls_restart_outbids_stale),
+	UNIT_CASE(ls_resume_reports_no_silence_while_settling),
 };
 
 UNIT_MAIN(cases)

@@ -43,20 +43,6 @@ def ensure_module():
         tl.run(["insmod", TORUS_KO])
 
 
-def drop_counts(lab):
-    """{reason: frames} summed over every node device."""
-    nss = [lab.rack.ns(c) for c in lab.live]
-    out = lab.rack.torus_batch(["-n %s node show dev tor0" % ns
-                                for ns in nss], json_out=True, force=True,
-                               stats=True)
-    total = {}
-    for v in out:
-        for k, n in (((v or [{}])[0].get("stats") or {}).get("drop")
-                     or {}).items():
-            total[k] = total.get(k, 0) + n
-    return total
-
-
 class PingSweep(multiprocessing.Process):
     """Every node in turn pings all others (one ICMP round, 0.5 s for
     the answers) until stopped; counts echoes sent and answered.  A
@@ -261,7 +247,7 @@ def main(argv):
         nodes = box["nodes"]
         box["sig"] = lab.signature(lab.observe())
         box["mem"] = rellib.snapshot()
-        drops0 = drop_counts(lab)
+        drops0 = lab.drop_counts()
         sweep = PingSweep(lab, nodes)
         iperf, servers = start_iperf(lab, nodes, [((0, 0, 0), (2, 2, 2)),
                                          ((3, 1, 0), (1, 3, 2))],
@@ -288,7 +274,7 @@ def main(argv):
             sweep.stop_ev.set()
             sweep.join()
         fig["storm"] = st
-        drops = drop_counts(lab)
+        drops = lab.drop_counts()
         fig["kernel_drops"] = {k: v - drops0.get(k, 0)
                                for k, v in drops.items()
                                if v != drops0.get(k, 0)}

@@ -1345,21 +1345,60 @@ class Lab:
             raise RuntimeError("torusd not found (build it: make -C daemon)")
         self.t_start = time.monotonic()
         for c in self.live:
-            ns = self.rack.ns(c)
-            logf = open(os.path.join(self.run_dir, ns + ".log"), "w")
-            # a child starts in its parent thread's namespace: one exec
-            # instead of ip netns exec's two
-            with netns(ns):
-                self.procs[ns] = subprocess.Popen(
-                    self.daemon_args(self.info[ns]),
-                    stdin=subprocess.DEVNULL, stdout=logf,
-                    stderr=subprocess.STDOUT)
-            logf.close()
-        with open(os.path.join(self.run_dir, "pids.json"), "w") as f:
-            f.write(dumps({ns: p.pid for ns, p in self.procs.items()}))
+            self.spawn(self.rack.ns(c), "w")
+        self.save_pids()
         self.t_started = time.monotonic()
         self.log("started %d torusd in %.1f s" %
                  (len(self.procs), self.t_started - self.t_start))
+
+    def spawn(self, ns, mode):
+        """Start the torusd of node namespace `ns`, its log opened with
+        `mode` ("w", or "a" to keep what an earlier life wrote)."""
+        logf = open(os.path.join(self.run_dir, ns + ".log"), mode)
+        # a child starts in its parent thread's namespace: one exec
+        # instead of ip netns exec's two
+        with netns(ns):
+            self.procs[ns] = subprocess.Popen(
+                self.daemon_args(self.info[ns]),
+                stdin=subprocess.DEVNULL, stdout=logf,
+                stderr=subprocess.STDOUT)
+        logf.close()
+
+    def wait_running(self, timeout=120.0, poll=0.1):
+        """Seconds from start() until every torusd it started logged
+        that it runs (a process spawned is not yet a daemon running: on
+        a loaded machine exec and start-up take seconds), or None."""
+        pending = set(self.procs)
+        deadline = time.monotonic() + timeout
+        while pending and time.monotonic() < deadline:
+            for ns in list(pending):
+                try:
+                    with open(os.path.join(self.run_dir,
+                                           ns + ".log")) as f:
+                        if " running on " in f.read():
+                            pending.discard(ns)
+                except OSError:
+                    pass
+            if pending:
+                time.sleep(poll)
+        return None if pending else time.monotonic() - self.t_start
+
+    def save_pids(self):
+        with open(os.path.join(self.run_dir, "pids.json"), "w") as f:
+            f.write(dumps({ns: p.pid for ns, p in self.procs.items()}))
+
+    def restart(self, ns, sig=signal.SIGKILL):
+        """Stop the torusd of `ns` with `sig` (SIGKILL: a crash, its
+        node keeps forwarding and its addresses) and start it again."""
+        p = self.procs[ns]
+        p.send_signal(sig)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+        self.spawn(ns, "a")
+        self.save_pids()
 
     def exited(self):
         return {ns: p.returncode for ns, p in self.procs.items()
@@ -1378,6 +1417,19 @@ class Lab:
         if not ports:
             return nodes
         return nodes, {ns: v or [] for ns, v in zip(nss, out[len(nss):])}
+
+    def drop_counts(self):
+        """{reason: frames} the live nodes' tor0 dropped, summed."""
+        nss = [self.rack.ns(c) for c in self.live]
+        out = self.rack.torus_batch(["-n %s node show dev tor0" % ns
+                                     for ns in nss], json_out=True,
+                                    force=True, stats=True)
+        total = {}
+        for v in out:
+            for k, n in (((v or [{}])[0].get("stats") or {}).get("drop")
+                         or {}).items():
+                total[k] = total.get(k, 0) + n
+        return total
 
     @staticmethod
     def signature(nodes):
