@@ -65,6 +65,9 @@ enum tc_role {
  *	(0: 64 hello periods)
  * @ls_max_age_ticks: link state: a record not refreshed for this long is
  *	dropped (0: three refresh periods and dead_ticks)
+ * @ls_settle_ticks: link state: for this long after the node is placed in
+ *	a frame only cables without carrier are reported down: a neighbor
+ *	alive speaks within it (0: dead_ticks)
  */
 struct tc_config {
 	uint64_t id;
@@ -81,6 +84,7 @@ struct tc_config {
 	uint32_t ls_records;
 	uint16_t ls_refresh_ticks;
 	uint16_t ls_max_age_ticks;
+	uint16_t ls_settle_ticks;
 };
 
 /**
@@ -266,7 +270,7 @@ bool tc_surveying(const struct tc_node *n);
  * @capacity: records the database holds at most
  * @digest: order-independent hash of the (reporter, mask) pairs with a
  *	cable down: equal digests, equal fault sets
- * @settling: the frame began less than dead_ticks ago: cables whose
+ * @settling: the frame began less than ls_settle_ticks ago: cables whose
  *	neighbor was not heard yet are not reported down, and the
  *	neighbors' databases may not have arrived
  */

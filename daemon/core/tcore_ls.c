@@ -56,6 +56,8 @@ void tc_ls_init(struct tc_node *n, uint8_t *mem)
 		age = 3u * cfg->ls_refresh_ticks + cfg->dead_ticks;
 		cfg->ls_max_age_ticks = age > UINT16_MAX ? UINT16_MAX : age;
 	}
+	if (!cfg->ls_settle_ticks)
+		cfg->ls_settle_ticks = cfg->dead_ticks;
 	/* a record must outlive the period that refreshes it */
 	if (cfg->ls_max_age_ticks <= cfg->ls_refresh_ticks)
 		cfg->ls_max_age_ticks = cfg->ls_refresh_ticks + 1;
@@ -427,9 +429,9 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 }
 
 /*
- * While the frame settles (its first dead_ticks), only a cable without
- * carrier is reported down.  A neighbor alive is heard within
- * dead_ticks, and a resumed node takes a port back into its view only
+ * While the frame settles (its first ls_settle_ticks, by default
+ * dead_ticks), only a cable without carrier is reported down.  A
+ * neighbor alive is heard within that time, and a resumed node takes a port back into its view only
  * once the node across says where the cable lands: until then silence
  * and a missing port are no fault.  A daemon restarted on a placed
  * kernel reported every cable down at its first tick, and its
@@ -453,6 +455,8 @@ static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 	struct tc_ls *ls = &n->ls;
 	uint8_t g, p;
 
+	ls->unknown = false;
+
 	for (p = 0; p < tc_nports(n); p++) {
 		if (!n->nbr[p].id || ls_nbr_ok(n, p))
 			ls_unready(ls)[p] = 0;
@@ -463,8 +467,10 @@ static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 		if (!ls_dir_exists(ls, v->coord, g))
 			continue;
 		p = v->portmap[g];
-		if (ls_settling_unknown(n, p))
+		if (ls_settling_unknown(n, p)) {
+			ls->unknown = true;
 			continue;
+		}
 		if (p == TC_NONE || !n->nbr[p].id || ls_unready(ls)[p] > hold)
 			mask |= (uint16_t)(1u << g);
 	}
@@ -497,7 +503,7 @@ static bool ls_frame(struct tc_node *n, const struct tc_view *v)
 	ls->geom = tw_ls_geom(n->cfg.ndims, ls->dims, ls->wrap);
 	ls->mask = 0;
 	ls->refresh_in = 0;
-	ls->settle_in = n->cfg.dead_ticks;
+	ls->settle_in = n->cfg.ls_settle_ticks;
 	return true;
 }
 
@@ -773,7 +779,7 @@ void tc_ls_tick(struct tc_node *n)
 		ls_adjacency(n, &v);
 		ls->now_mask = ls_own_mask(n, &v);
 		/* settling: what is unknown now is reported when it ends */
-		ls->holding = ls->settle_in != 0;
+		ls->holding = ls->unknown;
 		for (p = 0; p < tc_nports(n); p++)
 			if (ls_unready(ls)[p] && ls_unready(ls)[p] <= hold)
 				ls->holding = true;

@@ -56,7 +56,7 @@ struct tc_ls {
 	uint16_t now_mask;	/* the mask it sees now */
 	uint16_t refresh_in;	/* ticks to the next refresh */
 	uint16_t epoch_in;	/* ticks to the next aging epoch */
-	uint16_t settle_in;	/* ticks left of the frame's first dead_ticks */
+	uint16_t settle_in;	/* ticks left of the frame's ls_settle_ticks */
 	uint16_t adj;		/* ports with an adjacency (same frame) */
 	uint16_t sync;		/* ports owed the whole database */
 	uint32_t geom;		/* tw_ls_geom() of dims and wrap */
@@ -64,6 +64,7 @@ struct tc_ls {
 	uint8_t now_epoch;
 	uint8_t nports;
 	bool holding;		/* an unready neighbor is being held */
+	bool unknown;		/* a cable's state waits for settling's end */
 	bool force;		/* originate at the next tick, whatever */
 	bool was_full;
 	uint32_t pend_from;	/* no slot below it has LS_PEND */

@@ -45,6 +45,8 @@ static void usage(FILE *f)
 "  --orient-ticks N       the core's orient_ticks (default 0: core's 2d+2)\n"
 "  --hello-ticks N        the core's hello_ticks (default 1000; with time: 10)\n"
 "  --dead-ticks N         the core's dead_ticks (default 3000; with time: 40)\n"
+"  --ls-settle-ticks N    the core's ls_settle_ticks (default 2; with time:\n"
+"                         dead_ticks)\n"
 "\n"
 "Time (any of these sets torusd's timer ratios: hello 10, dead 40, quiet 30\n"
 "ticks of 50 ms, unless given):\n"
@@ -183,6 +185,7 @@ enum {
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
 	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
 	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS, OPT_SVG,
+	OPT_LS_SETTLE,
 };
 
 static const struct option longopts[] = {
@@ -200,6 +203,7 @@ static const struct option longopts[] = {
 	{ "orient-ticks", required_argument, NULL, OPT_ORIENT },
 	{ "hello-ticks",  required_argument, NULL, OPT_HELLO },
 	{ "dead-ticks",	  required_argument, NULL, OPT_DEAD },
+	{ "ls-settle-ticks", required_argument, NULL, OPT_LS_SETTLE },
 	{ "start-spread", required_argument, NULL, OPT_SPREAD },
 	{ "start-order",  required_argument, NULL, OPT_ORDER },
 	{ "loss",	  required_argument, NULL, OPT_LOSS },
@@ -254,7 +258,7 @@ static const char *const restart_names[] = { "resume", "fresh" };
 static void parse_args(int argc, char **argv, struct sim_opts *o)
 {
 	const char *wrap_arg = NULL, *mesh_arg = NULL, *grow_arg = NULL;
-	bool hello_set = false, dead_set = false;
+	bool hello_set = false, dead_set = false, settle_set = false;
 	unsigned int nblock = 0, a, kind;
 	uint64_t n = 1;
 	int c;
@@ -266,6 +270,8 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 	o->runs = 1;
 	o->hello_ticks = 1000;
 	o->dead_ticks = 3000;
+	/* rounds: a neighbor started with this node speaks in its first */
+	o->ls_settle_ticks = 2;
 	o->grow_axis = -1;
 	o->liar_kind = SIM_LIAR_LYING;
 
@@ -326,6 +332,11 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 			o->dead_ticks = parse_uint("--dead-ticks", optarg,
 						   1, UINT16_MAX);
 			dead_set = true;
+			break;
+		case OPT_LS_SETTLE:
+			o->ls_settle_ticks = parse_uint("--ls-settle-ticks",
+							optarg, 1, UINT16_MAX);
+			settle_set = true;
 			break;
 		case OPT_SPREAD:
 			o->start_spread = parse_uint("--start-spread", optarg,
@@ -510,6 +521,8 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 			o->hello_ticks = 10;
 		if (!dead_set)
 			o->dead_ticks = 40;
+		if (!settle_set)
+			o->ls_settle_ticks = 0;	/* the core's: dead_ticks */
 		if (!o->quiet_ticks)
 			o->quiet_ticks = 30;
 	}

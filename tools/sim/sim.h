@@ -55,6 +55,7 @@ struct sim_opts {
 	uint32_t max_rounds;		/* 0: 4d + 4K + 50 */
 	uint16_t hello_ticks;
 	uint16_t dead_ticks;
+	uint16_t ls_settle_ticks;	/* 0: dead_ticks */
 	uint16_t quiet_ticks;		/* 0: diameter + 2 */
 	uint16_t orient_ticks;		/* 0: the core's default */
 	/* time: see man torus-sim(8), "Time" */

@@ -286,6 +286,7 @@ void sim_node_config(const struct sim_world *w, uint32_t u,
 	}
 	cfg->hello_ticks = o->hello_ticks;
 	cfg->dead_ticks = o->dead_ticks;
+	cfg->ls_settle_ticks = o->ls_settle_ticks;
 	cfg->quiet_ticks = o->quiet_ticks;
 	cfg->orient_ticks = o->orient_ticks;
 	if (!o->blocks || o->miswire == SIM_MISWIRE_NODES)
