@@ -976,56 +976,75 @@ static struct sk_buff *coll_elems_ref(struct sk_buff *in)
 }
 
 /*
+ * One DOWN frame of elements [@first, @first + @n) to the child at @dir,
+ * their encoding in @src's linear data from @off on: split when too
+ * large for the child's port (it came by a port with larger frames),
+ * copied when short, otherwise a reference to @src's buffer (a clone:
+ * @src's own list pointers may be a queue's).
+ * Return: the frames queued (1 or more), -ENOMEM or -EMSGSIZE.
+ */
+static int coll_down_frame(struct torus_coll_slot *s,
+			   const struct torus_geom *g, u8 dir, u32 first,
+			   u32 n, struct sk_buff *src, unsigned int off,
+			   struct coll_out *out)
+{
+	unsigned int len = src->len - off, before;
+	struct sk_buff *skb, *ref;
+	int err;
+
+	if (len > coll_frame_room(s, dir)) {
+		before = skb_queue_len(&out->frames);
+		err = coll_send_range(s, g, TORUS_COLL_DOWN, BIT(dir), first,
+				      first + n, out);
+		return err ?: skb_queue_len(&out->frames) - before;
+	}
+	if (len < TORUS_COLL_REF_MIN) {
+		skb = coll_frame_new(s, g, TORUS_COLL_DOWN, dir, first, 0, len);
+		if (!skb)
+			return -ENOMEM;
+		skb_put_data(skb, src->data + off, len);
+	} else {
+		ref = skb_clone(src, GFP_ATOMIC);
+		skb = ref ? coll_frame_new(s, g, TORUS_COLL_DOWN, dir, first,
+					   0, 0) : NULL;
+		if (!skb) {
+			kfree_skb(ref);
+			return -ENOMEM;
+		}
+		__skb_pull(ref, off);
+		coll_frame_attach(skb, ref);
+	}
+	coll_frame_close(skb, n, &out->frames);
+	return 1;
+}
+
+/*
  * Cut-through, as the patent pipelines a broadcast: a DOWN frame goes on
- * to every child as it came (its collective header and elements are the
- * same for all), one hop further, as soon as it arrives; nothing is
+ * to every child as soon as it arrives, one hop further; nothing is
  * encoded again and a child need not wait for the whole message.  Large
  * elements go by reference, not copied: every frame of a broadcast's
  * tree shares the buffer its root filled (see coll_send_range()).
- * @in: the frame, data at its collective header.  Return: 0 or -ENOMEM.
+ * @in: the frame, data at its collective header, its elements in its
+ * own buffer or in the one buffer of its frag list (torus_coll_rx()
+ * takes no other shape).  Return: 0 or -ENOMEM.
  */
 static int coll_forward_down(struct torus_coll_slot *s,
 			     const struct torus_geom *g,
 			     struct sk_buff *in, struct coll_out *out)
 {
 	const struct torus_coll_hdr *ch = (const void *)in->data;
+	struct sk_buff *src = skb_shinfo(in)->frag_list ?: in;
+	unsigned int off = src == in ? TORUS_COLL_HDR_LEN : 0;
 	u32 first = ntohl(ch->first), n = ntohl(ch->n);
-	struct sk_buff *skb, *ref;
-	const u8 *elems;
 	unsigned int dir;
-	size_t len;
 	int err;
 
-	elems = coll_frame_elems(in, &len);
 	for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
 		if (!(s->children & BIT(dir)))
 			continue;
-		/* too large for that port (it came over a torport) */
-		if (len > coll_frame_room(s, dir)) {
-			err = coll_send_range(s, g, TORUS_COLL_DOWN, BIT(dir),
-					      first, first + n, out);
-			if (err)
-				return err;
-			continue;
-		}
-		if (len < TORUS_COLL_REF_MIN) {
-			skb = coll_skb_to(s, g, dir, TORUS_COLL_HDR_LEN + len);
-			if (!skb)
-				return -ENOMEM;
-			skb_put_data(skb, ch, TORUS_COLL_HDR_LEN);
-			skb_put_data(skb, elems, len);
-		} else {
-			ref = coll_elems_ref(in);
-			skb = ref ? coll_skb_to(s, g, dir, TORUS_COLL_HDR_LEN) :
-				    NULL;
-			if (!skb) {
-				kfree_skb(ref);
-				return -ENOMEM;
-			}
-			skb_put_data(skb, ch, TORUS_COLL_HDR_LEN);
-			coll_frame_attach(skb, ref);
-		}
-		__skb_queue_tail(&out->frames, skb);
+		err = coll_down_frame(s, g, dir, first, n, src, off, out);
+		if (err < 0)
+			return err;
 	}
 	return 0;
 }
@@ -1099,8 +1118,7 @@ static bool coll_child_has_all(const struct torus_coll_slot *s, u8 dir)
 
 /*
  * The child at @dir is sent the chunks it has not had, as far as its
- * credit goes: each by reference, or copied when short; split when it
- * came by a port with larger frames than the child's.
+ * credit goes (each as coll_down_frame() sends it).
  * Return: 0, -ENOMEM or -EMSGSIZE.
  */
 static int coll_rendezvous_push(struct torus_coll_slot *s,
@@ -1108,41 +1126,18 @@ static int coll_rendezvous_push(struct torus_coll_slot *s,
 				struct coll_out *out)
 {
 	const struct coll_chunk *c;
-	struct sk_buff *e, *skb;
-	u32 before;
-	int err;
+	struct sk_buff *e;
+	int sent;
 
 	while (s->sent[dir] < s->credit[dir]) {
 		e = coll_next_chunk(s, dir);
 		if (IS_ERR_OR_NULL(e))
 			return PTR_ERR_OR_ZERO(e);
 		c = COLL_CHUNK(e);
-		if (e->len > coll_frame_room(s, dir)) {
-			before = skb_queue_len(&out->frames);
-			err = coll_send_range(s, g, TORUS_COLL_DOWN, BIT(dir),
-					      c->first, c->first + c->n, out);
-			if (err)
-				return err;
-			s->sent[dir] += skb_queue_len(&out->frames) - before;
-		} else if (e->len < TORUS_COLL_REF_MIN) {
-			skb = coll_frame_new(s, g, TORUS_COLL_DOWN, dir,
-					     c->first, 0, e->len);
-			if (!skb)
-				return -ENOMEM;
-			skb_put_data(skb, e->data, e->len);
-			coll_frame_close(skb, c->n, &out->frames);
-			s->sent[dir]++;
-		} else {
-			/* a clone: @e's own list pointers are @down_q's */
-			skb = skb_clone(e, GFP_ATOMIC);
-			if (!skb)
-				return -ENOMEM;
-			err = coll_frames_share(s, g, TORUS_COLL_DOWN, BIT(dir),
-						c->first, c->n, skb, out);
-			if (err)
-				return err;
-			s->sent[dir]++;
-		}
+		sent = coll_down_frame(s, g, dir, c->first, c->n, e, 0, out);
+		if (sent < 0)
+			return sent;
+		s->sent[dir] += sent;
 		s->down_last[dir] = e;
 	}
 	return 0;

@@ -85,18 +85,14 @@ def parse_lines(text):
 def run_torus(rack, op, nbytes, iters, place=True, bench=None):
     # TORUS_COLL_PLACE=0: results copied through the module's answers
     env = dict(os.environ, TORUS_COLL_PLACE="1" if place else "0")
-    procs = [subprocess.Popen(
-        ["ip", "netns", "exec", rack.ns(c),
-         bench or os.path.join(BIN, "coll_bench"),
-         "-c", "-t", "120000", "-n", str(iters), "-w", "2", op,
-         str(nbytes)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        for c in rack.nodes]
+    runs = rack.run_each(
+        rack.nodes, [bench or os.path.join(BIN, "coll_bench"), "-c", "-t",
+                     "120000", "-n", str(iters), "-w", "2", op,
+                     str(nbytes)], 1200, env)
     worst, ok, errs = 0.0, True, []
-    for p in procs:
-        so, se = p.communicate(timeout=1200)
+    for rc, so, se in runs.values():
         res = parse_lines(so)
-        if p.returncode or not res or not res[0]["ok"]:
+        if rc != 0 or not res or not res[0]["ok"]:
             ok = False
             errs.append(se.strip()[-200:])
             continue

@@ -21,7 +21,7 @@ import time
 from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import case, results, skip  # noqa: E402
+from vmtest import case, coll_bench_slowest, results, skip  # noqa: E402
 from torus_lab import Rack, TORUS, loads_strict  # noqa: E402
 
 DIMS = [3, 3, 3]
@@ -440,17 +440,8 @@ def run_bench(rack, args, timeout=600, place=True):
     env = dict(os.environ)
     if not place:
         env["TORUS_COLL_PLACE"] = "0"   # results copied, not placed
-    procs = {c: subprocess.Popen(
-        ["ip", "netns", "exec", rack.ns(c), "coll_bench", "-c",
-         "-t", "120000"] + args,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        for c in rack.nodes}
-    out = {}
-    for c, p in procs.items():
-        so, se = p.communicate(timeout=timeout)
-        assert p.returncode == 0, "%s: %s" % (fmt(c), se.strip()[-300:])
-        out[c] = loads_strict(so)
-    return max(r["avg_us"] for r in out.values())
+    return coll_bench_slowest(rack, rack.nodes, ["-t", "120000"] + args,
+                              timeout, env)
 
 
 def rx_full_drops(rack):

@@ -26,7 +26,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import REPO, TORUS_KO, case, results, skip  # noqa: E402
+from vmtest import REPO, TORUS_KO, case, coll_bench_slowest, results, \
+    skip  # noqa: E402
 import torus_lab as tl  # noqa: E402
 
 IP_LIB_DIR = os.path.join(REPO, "build", "ip")
@@ -324,18 +325,9 @@ def rack_cases(args, out):
         assert state.get("nodes"), "no discovery"
         res = {}
         for op, size in (("allreduce", 65536), ("bcast", 1 << 20)):
-            procs = {c: subprocess.Popen(
-                ["ip", "netns", "exec", lab.rack.ns(c), "coll_bench", "-c",
-                 "-t", "30000", "-n", "2", "-w", "1", op, str(size)],
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for c in lab.rack.nodes}
-            worst = 0.0
-            for c, p in procs.items():
-                so, se = p.communicate(timeout=300)
-                assert p.returncode == 0, "%s on %s: %s" % (
-                    op, lab.rack.ns(c), se.strip()[-300:])
-                worst = max(worst, tl.loads_strict(so)["avg_us"])
-            res[op] = worst
+            res[op] = coll_bench_slowest(
+                lab.rack, lab.rack.nodes,
+                ["-t", "30000", "-n", "2", "-w", "1", op, str(size)], 300)
         big = [k for k, n in node_drops(lab).items() if k[1] == "too_big"]
         assert not big, "frames too big for a veth port: %s" % big
         return ("%d nodes: 64 KiB allreduce %.0f us, 1 MiB broadcast "

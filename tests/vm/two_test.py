@@ -31,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import case, results  # noqa: E402
+from vmtest import case, coll_bench_slowest, results  # noqa: E402
 import torus_lab as tl  # noqa: E402
 
 RUN_DIR = "/run/torus-two"
@@ -329,20 +329,10 @@ def main():
         res = {}
         for op, size, iters in (("barrier", 0, 20), ("allreduce", 8, 20),
                                 ("bcast", 1 << 20, 2)):
-            procs = {c: subprocess.Popen(
-                ["ip", "netns", "exec", s.rack.ns(c), "coll_bench", "-c",
-                 "-t", "60000", "-n", str(iters), "-w", "1", op,
-                 str(size)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                text=True) for c in s.mine}
-            worst = 0.0
-            for c, p in procs.items():
-                so, se = p.communicate(timeout=600)
-                assert p.returncode == 0, "%s on %s: %s" % (
-                    op, s.rack.ns(c), se.strip()[-300:])
-                r = tl.loads_strict(so)
-                assert r["ok"] and r["size"] == len(s.rack.nodes), r
-                worst = max(worst, r["avg_us"])
-            res[op] = worst
+            res[op] = coll_bench_slowest(
+                s.rack, s.mine, ["-t", "60000", "-n", str(iters), "-w", "1",
+                                 op, str(size)], 600,
+                size=len(s.rack.nodes))
         return "%d nodes on 2 machines, this side's slowest: barrier " \
             "%.0f us, 8 B allreduce %.0f us, 1 MiB broadcast %.0f us" % (
                 len(s.rack.nodes), res["barrier"], res["allreduce"],

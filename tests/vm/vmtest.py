@@ -52,3 +52,22 @@ def case(name):
             return False
         return run
     return wrap
+
+
+def coll_bench_slowest(rack, nodes, args, timeout, env=None, size=None):
+    """coll_bench -c ARGS on every node of `nodes` at once (libtorus, each
+    result checked by coll_bench itself): the slowest node's average in
+    us.  A node that failed, or whose communicator is not `size` nodes,
+    fails the case with its name and what it printed."""
+    from torus_lab import loads_strict
+    worst = 0.0
+    for c, (rc, so, se) in rack.run_each(
+            nodes, ["coll_bench", "-c"] + list(args), timeout,
+            env).items():
+        assert rc == 0, "coll_bench %s on %s: %s" % (
+            " ".join(args), rack.ns(c), se.strip()[-300:])
+        r = loads_strict(so)
+        assert r["ok"] and (size is None or r["size"] == size), \
+            "coll_bench %s on %s: %s" % (" ".join(args), rack.ns(c), r)
+        worst = max(worst, r["avg_us"])
+    return worst

@@ -461,6 +461,28 @@ class Rack:
     def ns(self, coord):
         return self.prefix + "-".join(str(c) for c in coord)
 
+    def run_each(self, nodes, argv, timeout, env=None):
+        """Run `argv` in the namespace of every node of `nodes` at once
+        (a collective needs all its members) and wait for them all.
+        {node: (returncode, stdout, stderr)}; one still running after
+        `timeout` s is killed and has returncode None."""
+        procs = {c: subprocess.Popen(
+            ["ip", "netns", "exec", self.ns(c)] + list(argv),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            env=env) for c in nodes}
+        deadline = time.monotonic() + timeout
+        out = {}
+        for c, p in procs.items():
+            try:
+                so, se = p.communicate(
+                    timeout=max(0.1, deadline - time.monotonic()))
+                out[c] = (p.returncode, so, se)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                so, se = p.communicate()
+                out[c] = (None, so, se + "\n(killed after %g s)" % timeout)
+        return out
+
     def neighbor(self, coord, axis, neg):
         """The node across the port for (axis, neg), or None."""
         ext = self.dims[axis]
