@@ -431,11 +431,11 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 /*
  * While the frame settles (its first ls_settle_ticks, by default
  * dead_ticks), only a cable without carrier is reported down.  A
- * neighbor alive is heard within that time, and a resumed node takes a port back into its view only
- * once the node across says where the cable lands: until then silence
- * and a missing port are no fault.  A daemon restarted on a placed
- * kernel reported every cable down at its first tick, and its
- * neighbors routed around it for a second.
+ * neighbor alive is heard within that time, and a resumed node takes a
+ * port back into its view only once the node across says where the
+ * cable lands: until then silence and a missing port are no fault.  A
+ * daemon restarted on a placed kernel reported every cable down at its
+ * first tick, and its neighbors routed around it for a second.
  */
 static bool ls_settling_unknown(const struct tc_node *n, uint8_t p)
 {
