@@ -249,9 +249,12 @@ def flat_rotated():
         return "leader %s, watched %.0f s, %d/%d pings" % (
             k["leader"], k["seconds"], p["ok"], p["pinged"])
 
-    def routes_generations():
+    def routes_generations(nodes=None):
+        """Each node's count of installed route sets (None: no answer),
+        from @nodes as observed, or from a new observation."""
+        nodes = lab.observe() if nodes is None else nodes
         return {ns: o.get("routes_generation", 0) if o else None
-                for ns, o in lab.observe().items()}
+                for ns, o in nodes.items()}
 
     @case("lab_daemon_restarted_routes_kept")
     def check_restart_one():
@@ -300,7 +303,7 @@ def flat_rotated():
         target = tl.addr(box["nodes"][far]["coord"])
         nodes = lab.observe()
         before = lab.signature(nodes)
-        gen0 = {ns: o.get("routes_generation", 0) for ns, o in nodes.items()}
+        gen0 = routes_generations(nodes)
         drops0 = lab.drop_counts()
         ping = subprocess.Popen(
             ["ip", "netns", "exec", src, "ping", "-q", "-n", "-i", "0.05",
@@ -315,8 +318,10 @@ def flat_rotated():
         out, _ = ping.communicate(timeout=60)
         nodes = lab.observe()
         after = lab.signature(nodes)
-        installs = {ns: (o.get("routes_generation", 0) - gen0[ns]) % 2 ** 32
-                    for ns, o in nodes.items()}
+        gen1 = routes_generations(nodes)
+        installs = {ns: (gen1[ns] - gen0[ns]) % 2 ** 32
+                    for ns in gen1 if gen0[ns] is not None and
+                    gen1[ns] is not None}
         moved = [ns for ns in before if before[ns] != after[ns]]
         loss = [w for w in out.split(",") if "packet loss" in w]
         pct = float(loss[0].split("%")[0]) if loss else 100.0
@@ -343,7 +348,8 @@ def flat_rotated():
         return "%.1f%% ping loss over the restart of %d daemons, " \
             "all running in %.1f s; route sets installed per node: %d at " \
             "most%s; fabric drops %s" % (
-                pct, len(lab.procs), started, max(installs.values()),
+                pct, len(lab.procs), started,
+                max(installs.values(), default=0),
                 "" if started < window else
                 " (not checked: slower than %.1f s)" % window, drops or 0)
 
