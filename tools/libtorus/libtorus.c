@@ -59,7 +59,7 @@
  * smallest allreduce or reduce result worth placing: below it, pinning,
  * mapping and a work item to unpin cost more per node than copying the
  * result through the answer (8 bytes on 64 nodes: copied 1.09x faster,
- * median of 10 A/B rounds; 8 KiB: even)
+ * median of 17 A/B rounds; 8 KiB: even)
  */
 #define LT_PLACE_MIN_BYTES	4096U
 
