@@ -1453,6 +1453,21 @@ class Lab:
                 total[k] = total.get(k, 0) + n
         return total
 
+    def port_drop_counts(self):
+        """{reason: frames} the live nodes' ports (the cables' ends)
+        dropped, summed: a full receive buffer, for one, is counted
+        there and not by tor0."""
+        nss = [self.rack.ns(c) for c in self.live]
+        out = self.rack.torus_batch(["-n %s port show" % ns for ns in nss],
+                                    json_out=True, force=True, stats=True)
+        total = {}
+        for ports in out:
+            for p in ports or []:
+                for k, n in ((p.get("stats") or {}).get("drop")
+                             or {}).items():
+                    total[k] = total.get(k, 0) + n
+        return total
+
     @staticmethod
     def signature(nodes):
         return {ns: (o.get("state"), o.get("role"),
