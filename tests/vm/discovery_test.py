@@ -305,7 +305,7 @@ def flat_rotated():
         before = lab.signature(nodes)
         gen0 = routes_generations(nodes)
         drops0 = lab.drop_counts()
-        port_drops0 = lab.port_drop_counts()
+        port_drops0 = lab.drop_counts(ports=True)
         ping = subprocess.Popen(
             ["ip", "netns", "exec", src, "ping", "-q", "-n", "-i", "0.05",
              "-c", "200", "-W", "1", target],
@@ -340,7 +340,7 @@ def flat_rotated():
                  if n > drops0.get(k, 0)}
         # the cables' own drops (a full receive buffer) besides tor0's
         drops.update({"port_" + k: n - port_drops0.get(k, 0)
-                      for k, n in lab.port_drop_counts().items()
+                      for k, n in lab.drop_counts(ports=True).items()
                       if n > port_drops0.get(k, 0)})
         churned = sorted(ns for ns, n in installs.items() if n > 1)
         assert started >= window or not churned, \

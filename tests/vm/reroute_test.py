@@ -503,6 +503,25 @@ def main(argv):
             % (bad[:4], trees[live[0]])
         roots = [c for c, t in trees.items() if t["parent"] is None]
         assert len(roots) == 1, roots
+        logs = {c: os.path.join(sc.run_dir, sc.rack.ns(c) + ".log")
+                for c in live}
+        log_starts = {c: os.path.getsize(p) for c, p in logs.items()}
+
+        def tree_changes():
+            """What moved the trees since the case began: the survivors
+            whose tree differs now, and what their daemons logged of
+            trees (an operation that times out on a stable tree is a
+            defect; on one torusd changed under it, a race)."""
+            moved = [tl.fmt(c) for c in live
+                     if sc.state(c)["routes"]["coll_tree"] != trees[c]]
+            said = []
+            for c, path in logs.items():
+                with open(path, errors="replace") as f:
+                    f.seek(log_starts[c])
+                    said += ["%s: %s" % (tl.fmt(c), line.strip())
+                             for line in f if "collective tree" in line]
+            return "trees changed on %d survivors %s; torusd logged %s" % (
+                len(moved), moved[:4], said[:4])
 
         def coll(args_of, nodes=live):
             procs = {c: subprocess.Popen(
@@ -515,7 +534,8 @@ def main(argv):
                 out[c] = (p.returncode, so, se.strip())
             failed = ["%s: %s" % (tl.fmt(c), r[2]) for c, r in out.items()
                       if r[0]]
-            assert not failed, "failed: %s" % failed[:4]
+            assert not failed, "failed on %d: %s; %s" % (
+                len(failed), failed[:4], tree_changes())
             return out
 
         coll(lambda c: ["barrier", "timeout", "30000"])
@@ -550,6 +570,7 @@ def main(argv):
         assert got == {(list_want,)}, "node list: got %s want %d" % (
             got, list_want)
         depth = max(t["max_depth"] for t in trees.values())
+        during = tree_changes()
         # a tool puts a survivor back on its default tree: torusd puts
         # the tree around the faults back (at once on the kernel's node
         # event, or at its audit within 5 s) and logs it
@@ -581,10 +602,10 @@ def main(argv):
             "depth %d, fan-in %d at most); barrier and int64 sum (%d) " \
             "on all; a node list of %d survivors sums (%d) over torusd's " \
             "routes, 2 nodes dead; a tree reset by hand reinstalled by " \
-            "torusd's audit after %.1f s" % (
+            "torusd's audit after %.1f s; during the operations: %s" % (
                 len(live), tl.fmt(roots[0]), depth,
                 max(t["max_fan_in"] for t in trees.values()), want,
-                len(members), list_want, back)
+                len(members), list_want, back, during)
 
     @case("reroute_path_matches_kernel")
     def paths():

@@ -1440,30 +1440,18 @@ class Lab:
             return nodes
         return nodes, {ns: v or [] for ns, v in zip(nss, out[len(nss):])}
 
-    def drop_counts(self):
-        """{reason: frames} the live nodes' tor0 dropped, summed."""
-        nss = [self.rack.ns(c) for c in self.live]
-        out = self.rack.torus_batch(["-n %s node show dev tor0" % ns
-                                     for ns in nss], json_out=True,
-                                    force=True, stats=True)
-        total = {}
-        for v in out:
-            for k, n in (((v or [{}])[0].get("stats") or {}).get("drop")
-                         or {}).items():
-                total[k] = total.get(k, 0) + n
-        return total
-
-    def port_drop_counts(self):
-        """{reason: frames} the live nodes' ports (the cables' ends)
-        dropped, summed: a full receive buffer, for one, is counted
-        there and not by tor0."""
-        nss = [self.rack.ns(c) for c in self.live]
-        out = self.rack.torus_batch(["-n %s port show" % ns for ns in nss],
+    def drop_counts(self, ports=False):
+        """{reason: frames} the live nodes' tor0 dropped, summed; with
+        ports, what their ports (the cables' ends) dropped: a full
+        receive buffer, for one, is counted there and not by tor0."""
+        what = "port show" if ports else "node show dev tor0"
+        out = self.rack.torus_batch(["-n %s %s" % (self.rack.ns(c), what)
+                                     for c in self.live],
                                     json_out=True, force=True, stats=True)
         total = {}
-        for ports in out:
-            for p in ports or []:
-                for k, n in ((p.get("stats") or {}).get("drop")
+        for recs in out:
+            for rec in recs or []:
+                for k, n in ((rec.get("stats") or {}).get("drop")
                              or {}).items():
                     total[k] = total.get(k, 0) + n
         return total
