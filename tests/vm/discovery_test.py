@@ -335,13 +335,13 @@ def flat_rotated():
         # fault
         started = running if running is not None else float("inf")
         window = (lab.spec["dead_timer"] - lab.spec["hello"]) / 1000.0
-        drops = {k: n - drops0.get(k, 0)
-                 for k, n in lab.drop_counts().items()
-                 if n > drops0.get(k, 0)}
+        def grown(before, after, prefix=""):
+            return {prefix + k: n - before.get(k, 0)
+                    for k, n in after.items() if n > before.get(k, 0)}
+
+        drops = grown(drops0, lab.drop_counts())
         # the cables' own drops (a full receive buffer) besides tor0's
-        drops.update({"port_" + k: n - port_drops0.get(k, 0)
-                      for k, n in lab.drop_counts(ports=True).items()
-                      if n > port_drops0.get(k, 0)})
+        drops.update(grown(port_drops0, lab.drop_counts(ports=True), "port_"))
         churned = sorted(ns for ns, n in installs.items() if n > 1)
         assert started >= window or not churned, \
             "%d nodes installed more than one route set, e.g. %s: %d " \
