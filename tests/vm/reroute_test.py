@@ -507,6 +507,11 @@ def main(argv):
                 for c in live}
         log_starts = {c: os.path.getsize(p) for c, p in logs.items()}
 
+        def logged_since(c, start):
+            with open(logs[c], errors="replace") as f:
+                f.seek(start)
+                return f.read()
+
         def tree_changes():
             """What moved the trees since the case began: the survivors
             whose tree differs now, and what their daemons logged of
@@ -514,12 +519,10 @@ def main(argv):
             defect; on one torusd changed under it, a race)."""
             moved = [tl.fmt(c) for c in live
                      if sc.state(c)["routes"]["coll_tree"] != trees[c]]
-            said = []
-            for c, path in logs.items():
-                with open(path, errors="replace") as f:
-                    f.seek(log_starts[c])
-                    said += ["%s: %s" % (tl.fmt(c), line.strip())
-                             for line in f if "collective tree" in line]
+            said = ["%s: %s" % (tl.fmt(c), line.strip())
+                    for c in live
+                    for line in logged_since(c, log_starts[c]).splitlines()
+                    if "collective tree" in line]
             return "trees changed on %d survivors %s; torusd logged %s" % (
                 len(moved), moved[:4], said[:4])
 
@@ -575,8 +578,7 @@ def main(argv):
         # the tree around the faults back (at once on the kernel's node
         # event, or at its audit within 5 s) and logs it
         victim = live[len(live) // 2]
-        log_path = os.path.join(sc.run_dir, sc.rack.ns(victim) + ".log")
-        start = os.path.getsize(log_path)
+        start = os.path.getsize(logs[victim])
 
         def tree_kind():
             js = tl.loads_strict(subprocess.run(
@@ -586,9 +588,7 @@ def main(argv):
             return (js[0] if isinstance(js, list) else js)["tree"]
 
         def repaired():
-            with open(log_path) as f:
-                f.seek(start)
-                return "installing it again" in f.read()
+            return "installing it again" in logged_since(victim, start)
 
         subprocess.run([tl.TORUS, "-n", sc.rack.ns(victim), "coll", "tree",
                         "set", "dev", "tor0", "default"], check=True)
