@@ -604,8 +604,11 @@ static void coll_frame_close(struct sk_buff *skb, u32 n,
 
 /*
  * Fail the operation here and tell the neighbours on the tree (but the
- * one at @skip) so that they fail it too at once, not at their timeout.
- * @g may be NULL (the node is going away): nobody is told.
+ * one at @skip) so that they fail it too at once, not at their timeout;
+ * on the whole fabric every neighbour, whatever tree it joined on (the
+ * nodes change trees one after the other), and each passes it on once.
+ * @g, the geometry of the node's fib, may be NULL (the node is going
+ * away): nobody is told.
  */
 static void coll_fail(struct torus_coll_slot *s, int err,
 		      const struct torus_geom *g, u8 skip,
@@ -620,6 +623,10 @@ static void coll_fail(struct torus_coll_slot *s, int err,
 		tell = s->children;
 		if (s->parent != TORUS_DIR_NONE)
 			tell |= BIT(s->parent);
+		if (!s->group)
+			tell |= torus_fib_usable(container_of(g,
+							      struct torus_fib,
+							      geom));
 		for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
 			if (!(tell & BIT(dir)) || dir == skip)
 				continue;
@@ -1423,16 +1430,51 @@ void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
 	rcu_read_unlock();
 }
 
+/**
+ * torus_coll_tree_install - install the whole fabric's tree (RTNL)
+ * @node: the node
+ * @set: false for the default tree
+ * @parent: the parent's direction
+ * @children: a bit per child's direction
+ *
+ * The nodes install a new tree one after the other, so an operation on
+ * the whole fabric that this node joined on its old tree cannot finish:
+ * its neighbours may wait on the new one.  It fails now with ENETRESET
+ * and tells its neighbours, rather than at its timeout; the next
+ * operation runs on the new tree.  The same tree installed again
+ * changes nothing.
+ */
 void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,
 			     u32 children)
 {
 	struct torus_coll *coll = rtnl_dereference(node->coll);
+	const struct torus_fib *fib;
+	struct coll_out out;
+	unsigned int i;
 
+	coll_out_init(&out);
+	rcu_read_lock();
+	fib = rcu_dereference(node->fib);
 	spin_lock_bh(&coll->lock);
+	if (coll->tree_set == set &&
+	    (!set || (coll->tree_parent == parent &&
+		      coll->tree_children == children)))
+		goto unlock;
 	coll->tree_set = set;
 	coll->tree_parent = parent;
 	coll->tree_children = children;
+	for (i = 0; fib && i < TORUS_COLL_SLOTS; i++) {
+		struct torus_coll_slot *s = &coll->slot[i];
+
+		if (!s->group && (s->state == TORUS_COLL_JOINED ||
+				  s->state == TORUS_COLL_UP_SENT))
+			coll_fail(s, -ENETRESET, &fib->geom, TORUS_DIR_NONE,
+				  &out);
+	}
+unlock:
 	spin_unlock_bh(&coll->lock);
+	coll_out_flush(node, &out);
+	rcu_read_unlock();
 }
 
 /*
@@ -1797,8 +1839,14 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		 * operation this node has finished or failed
 		 */
 		next_seq = coll_next_seq(coll, group);
-		if (next_seq && (s32)(seq - *next_seq) < 0)
+		if (next_seq && (s32)(seq - *next_seq) < 0) {
+			/* an abort of it: on the whole fabric, the echo
+			 * of this node's own, or one that came round
+			 */
+			if (ch->phase == TORUS_COLL_ABORT)
+				goto consume;
 			goto drop;
+		}
 		s = coll_alloc(coll, group, seq, TORUS_COLL_EARLY_MS);
 		if (!s)
 			goto drop;
@@ -1806,10 +1854,15 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 	if (ch->phase == TORUS_COLL_ABORT) {
 		edge = s->state == TORUS_COLL_EARLY ? TORUS_DIR_NONE :
 						       coll_in_edge(s, skb);
+		/* on the whole fabric, from any neighbour: it may have
+		 * joined on another tree (a tree installed in between),
+		 * and every member's failure fails the operation
+		 */
 		if (s->state == TORUS_COLL_EARLY) {
 			s->aborted = true;
 		} else if (edge != TORUS_DIR_NONE &&
-			   (edge == s->parent || s->children & BIT(edge))) {
+			   (!s->group || edge == s->parent ||
+			    s->children & BIT(edge))) {
 			coll_fail(s, -ECONNABORTED, &fib->geom, edge, &out);
 		} else {
 			goto drop;
@@ -1824,6 +1877,10 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 	}
 	spin_unlock(&coll->lock);
 	coll_out_flush(node, &out);
+	return;
+consume:
+	spin_unlock(&coll->lock);
+	consume_skb(skb);
 	return;
 drop:
 	spin_unlock(&coll->lock);

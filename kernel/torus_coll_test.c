@@ -2132,6 +2132,88 @@ static void torus_coll_place_test(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* torusd installs a tree, as a tool does: RTNL held */
+static void coll_fx_tree(struct coll_fixture *fx, bool set, u8 parent,
+			 u32 children)
+{
+	rtnl_lock();
+	torus_coll_tree_install(netdev_priv(fx->node), set, parent, children);
+	rtnl_unlock();
+}
+
+/*
+ * Another tree, installed while an operation on the whole fabric is in
+ * flight, fails it at once and tells both neighbours; the same tree
+ * installed again changes nothing; an abort from a neighbour that is no
+ * edge of this node's tree (it joined on another one) fails it, and
+ * every abort on the whole fabric goes on to every neighbour.
+ */
+static void torus_coll_tree_change_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	u8 parent = TORUS_DIR(0, 1), child = TORUS_DIR(0, 0);
+	u64 drops;
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
+	coll_fx_tree(fx, true, parent, BIT(child));
+	coll_fx_wait(fx, NULL, 1, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
+	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENETRESET);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_ABORT);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
+			TORUS_COLL_ABORT);
+	/* a neighbour's abort of it, come round: no drop, no answer */
+	drops = coll_fx_drops(fx, TORUS_DROP_MALFORMED);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_MALFORMED), drops);
+	KUNIT_EXPECT_EQ(test, fx->answers, 1U);
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
+	coll_fx_tree(fx, true, parent, BIT(child));
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 1), 3);
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 1, 9);
+	coll_fx_expect_answer(test, fx, 1, 9);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
+					    TORUS_COLL_DOWN, 1), 9);
+
+	/* a leaf now: the neighbour at +x is no child */
+	coll_fx_tree(fx, true, parent, 0);
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 2), 1);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_ABORT, 2, 1, 0, 0, 0);
+	coll_fx_wait(fx, NULL, 3, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 3U);
+	KUNIT_EXPECT_EQ(test, fx->answer[2].err, -ECONNABORTED);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
+			TORUS_COLL_ABORT);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
+
+	/* and the parent's abort goes on to every neighbour, tree or not */
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 3), 1);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 3, 1, 0, 0, 0);
+	coll_fx_wait(fx, NULL, 4, 1000);
+	KUNIT_ASSERT_EQ(test, fx->answers, 4U);
+	KUNIT_EXPECT_EQ(test, fx->answer[3].err, -ECONNABORTED);
+	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
+			TORUS_COLL_ABORT);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+}
+
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_barrier_test),
 	KUNIT_CASE(torus_coll_updown_test),
@@ -2145,6 +2227,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_rendezvous_child_down_test),
 	KUNIT_CASE(torus_coll_rendezvous_starved_child_down_test),
 	KUNIT_CASE(torus_coll_timeout_test),
+	KUNIT_CASE(torus_coll_tree_change_test),
 	KUNIT_CASE(torus_coll_in_flight_test),
 	KUNIT_CASE(torus_coll_malformed_test),
 	KUNIT_CASE(torus_coll_abort_test),

@@ -1007,7 +1007,8 @@ static int64_t now_ms(void)
  * @req: from a *_start call; freed
  *
  * Return: 0, or -1 with errno set (the module's error, e.g. ETIMEDOUT,
- * ENOLINK, ECONNABORTED; torus_errmsg() says more for a refused one).
+ * ENOLINK, ECONNABORTED, ENETRESET; torus_errmsg() says more for a
+ * refused one).
  */
 int torus_wait(struct torus_req *req)
 {

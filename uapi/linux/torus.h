@@ -857,7 +857,9 @@ enum torus_coll_op {
  * struct torus_coll_hdr - after the torus header of a TORUS_T_COLL frame
  * @phase: TORUS_COLL_UP, TORUS_COLL_DOWN, TORUS_COLL_ABORT (no
  *	elements: a node failed the operation, its neighbours on the tree
- *	fail it too and pass it on, so nobody waits for the timeout) or
+ *	fail it too and pass it on, so nobody waits for the timeout; on
+ *	the whole fabric every neighbour does, since one may have joined
+ *	on a tree installed meanwhile) or
  *	TORUS_COLL_READY (no elements: a child has joined a broadcast too
  *	large to be buffered before its join, so its parent may now send
  *	the data straight into its result; one hop, never passed on.
