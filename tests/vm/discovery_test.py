@@ -281,6 +281,16 @@ def flat_rotated():
                         gen0[ns] is not None and gen1[ns] != gen0[ns])
         loss = [w for w in out.split(",") if "packet loss" in w]
         pct = float(loss[0].split("%")[0]) if loss else 100.0
+        # which echoes went unanswered, and the slowest answer: a gap
+        # in the middle is a loss, a tail of them answers too late for
+        # ping's last wait (a starved guest)
+        got = {int(w.split("=")[1]) for w in out.split()
+               if w.startswith("icmp_seq=")}
+        rtts = [float(w.split("=")[1]) for w in out.split()
+                if w.startswith("time=")]
+        lost = sorted(set(range(1, 201)) - got)
+        echoes = "echoes lost %s, slowest answer %.0f ms" % (
+            lost, max(rtts, default=0))
         assert not others, "%d other nodes installed routes after %s's " \
             "daemon restarted, e.g. %s" % (len(others), src, others[0])
         own = (gen1[src] - gen0[src]) % 2 ** 32
@@ -307,7 +317,7 @@ def flat_rotated():
         drops0 = lab.drop_counts()
         port_drops0 = lab.drop_counts(ports=True)
         ping = subprocess.Popen(
-            ["ip", "netns", "exec", src, "ping", "-q", "-n", "-i", "0.05",
+            ["ip", "netns", "exec", src, "ping", "-n", "-i", "0.05",
              "-c", "200", "-W", "1", target],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(1)
@@ -326,6 +336,16 @@ def flat_rotated():
         moved = [ns for ns in before if before[ns] != after[ns]]
         loss = [w for w in out.split(",") if "packet loss" in w]
         pct = float(loss[0].split("%")[0]) if loss else 100.0
+        # which echoes went unanswered, and the slowest answer: a gap
+        # in the middle is a loss, a tail of them answers too late for
+        # ping's last wait (a starved guest)
+        got = {int(w.split("=")[1]) for w in out.split()
+               if w.startswith("icmp_seq=")}
+        rtts = [float(w.split("=")[1]) for w in out.split()
+                if w.startswith("time=")]
+        lost = sorted(set(range(1, 201)) - got)
+        echoes = "echoes lost %s, slowest answer %.0f ms" % (
+            lost, max(rtts, default=0))
         assert conv, "not converged after the restart"
         assert not moved, "%d nodes changed, e.g. %s: %s -> %s" % (
             len(moved), moved[0], before[moved[0]], after[moved[0]])
@@ -349,17 +369,18 @@ def flat_rotated():
                 len(churned), churned[0], installs[churned[0]], started,
                 drops, out.strip().splitlines()[-2:])
         assert pct <= 2.0, "ping lost %.1f%% during the restart: %s; " \
-            "fabric drops %s; all running in %.1f s, at most %d route " \
-            "sets installed on a node" % (
-                pct, out.strip().splitlines()[-2:], drops, started,
+            "%s; fabric drops %s; all running in %.1f s, at most %d " \
+            "route sets installed on a node" % (
+                pct, out.strip().splitlines()[-2:], echoes, drops, started,
                 max(installs.values(), default=0))
         return "%.1f%% ping loss over the restart of %d daemons, " \
             "all running in %.1f s; route sets installed per node: %d at " \
-            "most%s; fabric drops %s" % (
+            "most%s; fabric drops %s; %s" % (
                 pct, len(lab.procs), started,
                 max(installs.values(), default=0),
                 "" if started < window else
-                " (not checked: slower than %.1f s)" % window, drops or 0)
+                " (not checked: slower than %.1f s)" % window, drops or 0,
+                echoes)
 
     try:
         check()

@@ -21,6 +21,7 @@ cut and restored, nobody killed) shows every table empty again.
 """
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -57,6 +58,19 @@ SETTLE_TIMEOUT = 120.0
 
 def log(msg):
     print("# " + msg, flush=True)
+
+
+@contextlib.contextmanager
+def niced(inc):
+    """Processes started inside run `inc` nicer than the rack's daemons:
+    a child inherits the nice value of the thread that forks it, and on
+    Linux that value is the thread's own (the prober's is untouched)."""
+    old = os.getpriority(os.PRIO_PROCESS, 0)
+    os.setpriority(os.PRIO_PROCESS, 0, old + inc)
+    try:
+        yield
+    finally:
+        os.setpriority(os.PRIO_PROCESS, 0, old)
 
 
 class Scenario:
@@ -534,10 +548,16 @@ def main(argv):
         def coll_once(args_of, nodes):
             starts = {c: os.path.getsize(logs[c]) for c in live}
             t0 = time.monotonic()
-            procs = {c: subprocess.Popen(
-                [tl.TORUS, "-j", "-n", sc.rack.ns(c), "coll"] + args_of(c),
-                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for c in nodes}
+            # 62 processes starting at once on the guest's 2 CPUs kept
+            # daemons from their hellos for a dead timer (a cable
+            # reported cut, the trees changed under the operation): they
+            # start nicer than the daemons
+            with niced(10):
+                procs = {c: subprocess.Popen(
+                    [tl.TORUS, "-j", "-n", sc.rack.ns(c), "coll"] +
+                    args_of(c), stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE, text=True)
+                    for c in nodes}
             out = {}
             for c, p in procs.items():
                 so, se = p.communicate(timeout=120)

@@ -1301,9 +1301,6 @@ def find_torusd():
     return os.path.realpath(cand) if os.access(cand, os.X_OK) else None
 
 
-DAEMON_NICE = -10
-
-
 def default_run_dir(prefix):
     base = os.environ.get("TORUS_LAB_DIR", "/run/torus-lab")
     return os.path.join(base, prefix)
@@ -1388,13 +1385,6 @@ class Lab:
                 stdin=subprocess.DEVNULL, stdout=logf,
                 stderr=subprocess.STDOUT)
         logf.close()
-        # a daemon starved of its hellos for a dead timer is a cable
-        # reported cut: the rack's daemons go before what the tests run
-        # beside them on the same few CPUs (as torusd@.service's Nice=)
-        try:
-            os.setpriority(os.PRIO_PROCESS, self.procs[ns].pid, DAEMON_NICE)
-        except OSError:
-            pass
 
     def wait_running(self, timeout=120.0, poll=0.1):
         """Seconds from start() until every torusd it started logged
