@@ -256,6 +256,23 @@ def flat_rotated():
         return {ns: o.get("routes_generation", 0) if o else None
                 for ns, o in nodes.items()}
 
+    def ping_loss(out):
+        """From ping's output (not -q): the percentage lost, and which
+        echoes went unanswered with the slowest answer: a gap in the
+        middle is a loss, a tail answered too late for ping's last wait
+        (a starved guest)."""
+        loss = [w for w in out.split(",") if "packet loss" in w]
+        sent = [w.split()[-3] for w in out.split(",") if "transmitted" in w]
+        answers = [dict(w.split("=", 1) for w in line.split() if "=" in w)
+                   for line in out.splitlines() if " bytes from " in line]
+        got = {int(a["icmp_seq"]) for a in answers if "icmp_seq" in a}
+        rtts = [float(a["time"]) for a in answers if "time" in a]
+        lost = sorted(set(range(1, int(sent[0]) + 1)) - got) \
+            if sent else "all"
+        return (float(loss[0].split("%")[0]) if loss else 100.0,
+                "echoes lost %s, slowest answer %.0f ms" % (
+                    lost, max(rtts, default=0)))
+
     @case("lab_daemon_restarted_routes_kept")
     def check_restart_one():
         """One torusd restarted (SIGKILL) while its neighbors run: every
@@ -268,7 +285,7 @@ def flat_rotated():
         target = tl.addr(box["nodes"][far]["coord"])
         gen0 = routes_generations()
         ping = subprocess.Popen(
-            ["ip", "netns", "exec", src, "ping", "-q", "-n", "-i", "0.05",
+            ["ip", "netns", "exec", src, "ping", "-n", "-i", "0.05",
              "-c", "100", "-W", "1", target],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(0.5)
@@ -279,24 +296,13 @@ def flat_rotated():
         gen1 = routes_generations()
         others = sorted(ns for ns in gen0 if ns != src and
                         gen0[ns] is not None and gen1[ns] != gen0[ns])
-        loss = [w for w in out.split(",") if "packet loss" in w]
-        pct = float(loss[0].split("%")[0]) if loss else 100.0
-        # which echoes went unanswered, and the slowest answer: a gap
-        # in the middle is a loss, a tail of them answers too late for
-        # ping's last wait (a starved guest)
-        got = {int(w.split("=")[1]) for w in out.split()
-               if w.startswith("icmp_seq=")}
-        rtts = [float(w.split("=")[1]) for w in out.split()
-                if w.startswith("time=")]
-        lost = sorted(set(range(1, 201)) - got)
-        echoes = "echoes lost %s, slowest answer %.0f ms" % (
-            lost, max(rtts, default=0))
+        pct, echoes = ping_loss(out)
         assert not others, "%d other nodes installed routes after %s's " \
             "daemon restarted, e.g. %s" % (len(others), src, others[0])
         own = (gen1[src] - gen0[src]) % 2 ** 32
         assert 1 <= own <= 2, "%s installed %d route sets" % (src, own)
-        assert pct == 0.0, "ping lost %.1f%% during the restart: %s" % (
-            pct, out.strip().splitlines()[-2:])
+        assert pct == 0.0, "ping lost %.1f%% during the restart: %s; %s" \
+            % (pct, out.strip().splitlines()[-2:], echoes)
         return "0 of %d other nodes installed routes, %s %d; " \
             "0%% ping loss" % (len(gen0) - 1, src, own)
 
@@ -334,18 +340,7 @@ def flat_rotated():
                     for ns in gen1 if gen0[ns] is not None and
                     gen1[ns] is not None}
         moved = [ns for ns in before if before[ns] != after[ns]]
-        loss = [w for w in out.split(",") if "packet loss" in w]
-        pct = float(loss[0].split("%")[0]) if loss else 100.0
-        # which echoes went unanswered, and the slowest answer: a gap
-        # in the middle is a loss, a tail of them answers too late for
-        # ping's last wait (a starved guest)
-        got = {int(w.split("=")[1]) for w in out.split()
-               if w.startswith("icmp_seq=")}
-        rtts = [float(w.split("=")[1]) for w in out.split()
-                if w.startswith("time=")]
-        lost = sorted(set(range(1, 201)) - got)
-        echoes = "echoes lost %s, slowest answer %.0f ms" % (
-            lost, max(rtts, default=0))
+        pct, echoes = ping_loss(out)
         assert conv, "not converged after the restart"
         assert not moved, "%d nodes changed, e.g. %s: %s -> %s" % (
             len(moved), moved[0], before[moved[0]], after[moved[0]])
