@@ -1064,6 +1064,23 @@ static void coll_fx_expect_answer(struct kunit *test, struct coll_fixture *fx,
  * This node (1 on a line of 3) joins an int64 broadcast of @count
  * elements from the node at @root, each @v if it is the root.
  */
+/* The operation answered @n-th (from 0) failed with @err. */
+static void coll_fx_expect_error(struct kunit *test, struct coll_fixture *fx,
+				 unsigned int n, int err)
+{
+	coll_fx_wait(fx, NULL, n + 1, 2000);
+	KUNIT_ASSERT_EQ(test, fx->answers, n + 1);
+	KUNIT_EXPECT_EQ(test, fx->answer[n].err, err);
+}
+
+/* The next frame into @q is an abort. */
+static void coll_fx_expect_abort(struct kunit *test, struct coll_fixture *fx,
+				 struct sk_buff_head *q)
+{
+	coll_fx_wait(fx, q, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, q), TORUS_COLL_ABORT);
+}
+
 static int coll_fx_bcast_n(struct coll_fixture *fx, u8 root, u32 count,
 			   s64 v)
 {
@@ -1349,9 +1366,7 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 2,
 			 COLL_FX_LARGE + 1, 0, 0, 0);
-	coll_fx_wait(fx, NULL, 3, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 3U);
-	KUNIT_EXPECT_EQ(test, fx->answer[2].err, -EPROTO);
+	coll_fx_expect_error(test, fx, 2, -EPROTO);
 }
 
 #define COLL_FX_CREDIT_FRAMES	(TORUS_COLL_CREDITS * 3 / 2)
@@ -1432,9 +1447,7 @@ static void coll_fx_cut_child(struct kunit *test, struct coll_fixture *fx)
 	err = torport_set_cable(fx->b_port, 0, -1, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
-	coll_fx_wait(fx, NULL, 1, 2000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
+	coll_fx_expect_error(test, fx, 0, -ENOLINK);
 }
 
 /*
@@ -1595,17 +1608,11 @@ static void torus_coll_timeout_test(struct kunit *test)
 	struct coll_fixture *fx = test->priv;
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30), 0);
-	coll_fx_wait(fx, NULL, 1, 2000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ETIMEDOUT);
+	coll_fx_expect_error(test, fx, 0, -ETIMEDOUT);
 	KUNIT_EXPECT_EQ(test, fx->answer[0].seq, 0U);
 	/* and the tree is told */
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_ABORT);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_abort(test, fx, &fx->to_parent);
+	coll_fx_expect_abort(test, fx, &fx->to_child);
 
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1000);	/* stale */
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 2, 5000), 0);
@@ -1643,21 +1650,13 @@ static void torus_coll_malformed_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 1, 0, 1);
-	coll_fx_wait(fx, NULL, 1, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -EPROTO);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 0, -EPROTO);
+	coll_fx_expect_abort(test, fx, &fx->to_parent);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 1, 2, 1, 1, 1);
-	coll_fx_wait(fx, NULL, 2, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
-	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -EPROTO);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 1, -EPROTO);
+	coll_fx_expect_abort(test, fx, &fx->to_parent);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 4, 5000), 0);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 2, 5);
@@ -1678,12 +1677,8 @@ static void torus_coll_abort_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
-	coll_fx_wait(fx, NULL, 1, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ECONNABORTED);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 0, -ECONNABORTED);
+	coll_fx_expect_abort(test, fx, &fx->to_child);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
@@ -1691,12 +1686,8 @@ static void torus_coll_abort_test(struct kunit *test)
 	err = torport_set_cable(fx->b_port, 0, -1, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
-	coll_fx_wait(fx, NULL, 2, 2000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
-	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -ENOLINK);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 1, -ENOLINK);
+	coll_fx_expect_abort(test, fx, &fx->to_parent);
 }
 
 /* With the cable to the parent cut, joining fails at once (ENOLINK)
@@ -1713,12 +1704,8 @@ static void torus_coll_no_parent_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, err, 0);
 	msleep(50);	/* the link watcher turns the carrier off */
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
-	coll_fx_wait(fx, NULL, 1, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENOLINK);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 0, -ENOLINK);
+	coll_fx_expect_abort(test, fx, &fx->to_child);
 }
 
 /* Four operations in flight complete in any order. */
@@ -2116,9 +2103,7 @@ static void torus_coll_place_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 1, COLL_PLACE_COUNT,
 			 0, 0, 0);
-	coll_fx_wait(fx, NULL, 2, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 2U);
-	KUNIT_EXPECT_EQ(test, fx->answer[1].err, -ECONNABORTED);
+	coll_fx_expect_error(test, fx, 1, -ECONNABORTED);
 	KUNIT_EXPECT_FALSE(test, fx->answer[1].placed);
 
 	/* what the requester is sent: the flag, no copy of the result */
@@ -2156,15 +2141,9 @@ static void torus_coll_tree_change_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
 	coll_fx_tree(fx, true, parent, BIT(child));
-	coll_fx_wait(fx, NULL, 1, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
-	KUNIT_EXPECT_EQ(test, fx->answer[0].err, -ENETRESET);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_ABORT);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 0, -ENETRESET);
+	coll_fx_expect_abort(test, fx, &fx->to_parent);
+	coll_fx_expect_abort(test, fx, &fx->to_child);
 	/* a neighbour's abort of it, come round: no drop, no answer */
 	drops = coll_fx_drops(fx, TORUS_DROP_MALFORMED);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
@@ -2191,12 +2170,8 @@ static void torus_coll_tree_change_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
 					    TORUS_COLL_UP, 2), 1);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_ABORT, 2, 1, 0, 0, 0);
-	coll_fx_wait(fx, NULL, 3, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 3U);
-	KUNIT_EXPECT_EQ(test, fx->answer[2].err, -ECONNABORTED);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 2, -ECONNABORTED);
+	coll_fx_expect_abort(test, fx, &fx->to_parent);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 
 	/* and the parent's abort goes on to every neighbour, tree or not */
@@ -2205,12 +2180,8 @@ static void torus_coll_tree_change_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
 					    TORUS_COLL_UP, 3), 1);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 3, 1, 0, 0, 0);
-	coll_fx_wait(fx, NULL, 4, 1000);
-	KUNIT_ASSERT_EQ(test, fx->answers, 4U);
-	KUNIT_EXPECT_EQ(test, fx->answer[3].err, -ECONNABORTED);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_child),
-			TORUS_COLL_ABORT);
+	coll_fx_expect_error(test, fx, 3, -ECONNABORTED);
+	coll_fx_expect_abort(test, fx, &fx->to_child);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 }
 
