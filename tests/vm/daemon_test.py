@@ -670,18 +670,17 @@ def sleeping():
         running = lab.wait_running()
         assert_alive()
         assert running is not None, "not running after 120 s: %s" % \
-            sorted(ns for ns in lab.procs if " running on " not in
-                   log_tail(ns, 100000))
+            sorted(ns for ns in lab.procs if " running on " not in log(ns))
         return running
 
-    def log_tail(ns, size=400):
+    def log(ns):
         with open(os.path.join(lab.run_dir, ns + ".log")) as f:
-            return f.read()[-size:]
+            return f.read()
 
     def assert_alive():
         gone = lab.exited()
         assert not gone, "torusd exited: %s; %s's log ends: %s" % (
-            gone, min(gone), log_tail(min(gone)))
+            gone, min(gone), log(min(gone))[-400:])
 
     @case("daemon_sleeps_to_the_next_deadline")
     def check():
