@@ -1060,10 +1060,6 @@ static void coll_fx_expect_answer(struct kunit *test, struct coll_fixture *fx,
 	KUNIT_EXPECT_EQ(test, fx->answer[n].val, val);
 }
 
-/*
- * This node (1 on a line of 3) joins an int64 broadcast of @count
- * elements from the node at @root, each @v if it is the root.
- */
 /* The operation answered @n-th (from 0) failed with @err. */
 static void coll_fx_expect_error(struct kunit *test, struct coll_fixture *fx,
 				 unsigned int n, int err)
@@ -1081,6 +1077,10 @@ static void coll_fx_expect_abort(struct kunit *test, struct coll_fixture *fx,
 	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, q), TORUS_COLL_ABORT);
 }
 
+/*
+ * This node (1 on a line of 3) joins an int64 broadcast of @count
+ * elements from the node at @root, each @v if it is the root.
+ */
 static int coll_fx_bcast_n(struct coll_fixture *fx, u8 root, u32 count,
 			   s64 v)
 {
