@@ -376,6 +376,31 @@ void notify_status(struct torusd *d)
 	d->ready_sent = true;
 }
 
+/*
+ * A cable that contradicts the frame leaves the port map (and is
+ * reported down in link state); it comes back once its far end has
+ * checked out for a quiet period.  Both are said, per port.
+ */
+static void log_miswired(struct torusd *d, uint16_t old, bool had)
+{
+	uint16_t now = d->view.miswired, diff = had ? old ^ now : now;
+	unsigned int l;
+
+	for (l = 0; l < TC_MAX_PORTS; l++) {
+		const char *name = d->ports[l].present ? d->ports[l].ifname :
+							 "?";
+
+		if (!(diff & (1u << l)))
+			continue;
+		if (now & (1u << l))
+			log_warn("port %s (%s): its cable contradicts the frame: out of the port map, reported down",
+				 name, td_dir_name((uint8_t)l));
+		else
+			log_notice("port %s (%s): its cable checked out: back in the port map",
+				   name, td_dir_name((uint8_t)l));
+	}
+}
+
 static void view_changed(struct torusd *d, const struct tc_view *old,
 			 bool had)
 {
@@ -404,6 +429,7 @@ static void view_changed(struct torusd *d, const struct tc_view *old,
 		td_fmt_dims(dm, sizeof(dm), v->dims, v->wrap, v->ndims);
 		log_notice("placement changed: (%s) in %s", c, dm);
 	}
+	log_miswired(d, old->miswired, had);
 	if (v->state == TC_ORIENTED || v->state == TC_PLACED) {
 		fmt_portmap(d, v, pm, sizeof(pm));
 		log_debug("port map: %s", pm);

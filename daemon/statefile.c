@@ -11,8 +11,8 @@
  *                        the oriented state on, {} before
  *   neighbors            array, one object per port of the node: port,
  *                        label, carrier, status, id, peer_port, leader,
- *                        placed, silent, serves, want, refused (see
- *                        td_state_nbr_text())
+ *                        placed, silent, miswired, serves, want,
+ *                        refused (see td_state_nbr_text())
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +115,8 @@ static void nbr_json(struct json_writer *jw, uint8_t label,
 	jsonw_bool(jw, n->nbr.placed);
 	jsonw_name(jw, "silent");
 	jsonw_u64(jw, n->nbr.silent);
+	jsonw_name(jw, "miswired");
+	jsonw_bool(jw, n->nbr.miswired);
 	jsonw_name(jw, "serves");
 	jsonw_string(jw, dir_or_dash(n->dir));
 	jsonw_name(jw, "want");
@@ -135,13 +137,13 @@ void td_state_nbr_text(FILE *f, const struct td_state_info *si)
 			continue;
 		fprintf(f, "port=%s label=%s carrier=%s status=%s id=%" PRIu64
 			" peer_port=%s leader=%" PRIu64 " placed=%s silent=%u"
-			" serves=%s want=%s refused=%s\n",
+			" miswired=%s serves=%s want=%s refused=%s\n",
 			n->ifname ? n->ifname : "?", td_dir_name((uint8_t)l),
 			n->nbr.carrier ? "up" : "down",
 			td_nbr_status_name(n->nbr.status), n->nbr.id,
 			dir_or_dash(n->nbr.peer_port), n->nbr.leader,
 			n->nbr.placed ? "yes" : "no", n->nbr.silent,
-			dir_or_dash(n->dir), dir_or_dash(n->want),
+			n->nbr.miswired ? "yes" : "no", dir_or_dash(n->dir), dir_or_dash(n->want),
 			n->refused ? td_refusal_name(n->refused) : "-");
 	}
 }

@@ -76,7 +76,8 @@ void td_state_json(FILE *f, const struct td_state_info *si);
  * The neighbor table as lines of "key=value" words, one per port (what
  * torusd answers "torus neighbor show" with):
  *   port= label= carrier=up|down status=none|unresolved|conflict|resolved
- *   id= peer_port= leader= placed=yes|no silent= serves= want= refused=
+ *   id= peer_port= leader= placed=yes|no silent= miswired=yes|no serves=
+ *   want= refused=
  * Ids in decimal, directions like +x, "-" for none.
  */
 void td_state_nbr_text(FILE *f, const struct td_state_info *si);

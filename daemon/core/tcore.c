@@ -1128,15 +1128,55 @@ static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
 	       nb->R[nb->peer_port >> 1] != TC_NONE;
 }
 
+/* the most a mark's hold doubles: quiet_ticks << TC_MISWIRED_BACKOFF */
+#define TC_MISWIRED_BACKOFF	4
+
 /*
- * A cable that contradicted our frame while both ends were placed stays
- * out of the port map until it is unplugged or another node answers on
- * it: a neighbor making up records must not flap our port map.
+ * How long a marked cable must check out before it is trusted again: one
+ * quiet period, doubled for every further mark of the same neighbor (up
+ * to TC_MISWIRED_BACKOFF times), so a neighbor that lies now and then
+ * cannot flap our port map at the quiet period.
+ */
+uint32_t tc_miswired_hold(const struct tc_node *n, const struct tc_nbr *nb)
+{
+	unsigned int shift = nb->strikes ? nb->strikes - 1u : 0;
+	uint32_t hold;
+
+	if (shift > TC_MISWIRED_BACKOFF)
+		shift = TC_MISWIRED_BACKOFF;
+	hold = (uint32_t)n->cfg.quiet_ticks << shift;
+	/* counted in struct tc_nbr's ok_ticks */
+	return hold < UINT16_MAX ? hold : UINT16_MAX - 1;
+}
+
+/*
+ * A cable that contradicted our frame while both ends were placed is
+ * marked and kept out of the port map (and reported down in link
+ * state): a neighbor making up records must not flap our port map.  The
+ * mark goes when the far end has checked out (a node of our frame, where
+ * the port leads) for tc_miswired_hold() ticks without a break, or with
+ * the neighbor (silence, another node answering, carrier lost).
  */
 static void tc_note_miswired(struct tc_node *n)
 {
 	unsigned int p;
 
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tc_nbr *nb = &n->nbr[p];
+
+		if (!(nb->flags & NB_MISWIRED))
+			continue;
+		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE ||
+		    !tc_far_end_known(n, p) || tc_miswired(n, (uint8_t)p)) {
+			nb->ok_ticks = 0;
+			continue;
+		}
+		if (++nb->ok_ticks <= tc_miswired_hold(n, nb))
+			continue;
+		nb->flags &= (uint8_t)~NB_MISWIRED;
+		nb->ok_ticks = 0;
+		tc_changed(n);
+	}
 	for (p = 0; p < tc_nports(n); p++)
 		if ((n->up & (1u << p)) && !(n->nbr[p].flags & NB_MISWIRED) &&
 		    n->R[p >> 1] != TC_NONE && tc_far_end_known(n, p) &&
@@ -1153,6 +1193,9 @@ static void tc_note_miswired(struct tc_node *n)
 		    n->R[p >> 1] == TC_NONE || !tc_miswired(n, (uint8_t)p))
 			continue;
 		nb->flags |= NB_MISWIRED;
+		nb->ok_ticks = 0;
+		if (nb->strikes < UINT8_MAX)
+			nb->strikes++;
 		n->vports &= ~(1u << p);
 		tc_changed(n);
 	}
@@ -1372,9 +1415,15 @@ void tc_skip(struct tc_node *n, uint32_t ticks)
 	unsigned int p, k;
 
 	n->now += ticks;
-	for (p = 0; p < tc_nports(n); p++)
-		if (n->nbr[p].id)
-			n->nbr[p].silent += ticks;
+	for (p = 0; p < tc_nports(n); p++) {
+		struct tc_nbr *nb = &n->nbr[p];
+
+		if (nb->id)
+			nb->silent += ticks;
+		/* fewer than the deadline: the count stays below its hold */
+		if ((nb->flags & NB_MISWIRED) && nb->ok_ticks)
+			nb->ok_ticks = (uint16_t)(nb->ok_ticks + ticks);
+	}
 	n->hello_in = (uint16_t)(n->hello_in - ticks);
 	n->quiet = (uint16_t)(n->quiet + ticks > UINT16_MAX ? UINT16_MAX :
 			      n->quiet + ticks);

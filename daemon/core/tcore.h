@@ -207,6 +207,10 @@ enum tc_nbr_status {
  * @leader: its frame's leader
  * @offset: its displacement from that leader (compare with the view's
  *	offset when the leaders agree)
+ * @miswired: the cable contradicted our frame while both ends were
+ *	placed: it stays out of the port map (and is reported down in link
+ *	state) until the far end has checked out for a quiet period (longer
+ *	each time the same neighbor is caught again)
  */
 struct tc_nbr_info {
 	uint8_t status;
@@ -218,6 +222,7 @@ struct tc_nbr_info {
 	bool placed;
 	uint64_t leader;
 	int16_t offset[TC_MAX_AXES];
+	bool miswired;
 };
 
 void tc_nbr_info(const struct tc_node *n, uint8_t port,

@@ -36,6 +36,9 @@ struct tc_nbr {
 	uint32_t silent;	/* ticks since its last message */
 	uint8_t peer_port;	/* its label where the cable lands */
 	uint8_t flags;
+	/* miswired (NB_MISWIRED): ticks the cable has checked out since,
+	 * without a break (0: it does not now), see tc_note_miswired() */
+	uint16_t ok_ticks;
 	uint8_t map[TC_MAX_AXES];	/* my local +axis -> its local dir */
 	uint8_t R[TC_MAX_AXES];		/* its frame map */
 	int16_t coord[TC_MAX_AXES];
@@ -52,6 +55,7 @@ struct tc_nbr {
 	uint8_t cur;		/* axes its coordinate is current on */
 	uint8_t kview;		/* lines it counts from their start */
 	bool member;		/* not placed, in a placed frame */
+	uint8_t strikes;	/* times it was marked miswired */
 };
 
 /* block mode: one face of my block, named by its normal (local dir) */
@@ -257,6 +261,7 @@ void tc_open_reset(struct tc_node *n);
 void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb);
 bool tc_trusted(const struct tc_node *n, uint8_t p);
 bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g);
+uint32_t tc_miswired_hold(const struct tc_node *n, const struct tc_nbr *nb);
 
 /* tcore_epoch.c */
 bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,

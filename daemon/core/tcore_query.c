@@ -27,6 +27,7 @@ void tc_nbr_info(const struct tc_node *n, uint8_t port,
 	info->id = nb->id;
 	info->peer_port = nb->peer_port;
 	info->silent = nb->silent;
+	info->miswired = !!(nb->flags & NB_MISWIRED);
 	if (nb->flags & NB_CONFLICT)
 		info->status = TC_NBR_CONFLICT;
 	else if (nb->flags & NB_RESOLVED)
@@ -73,6 +74,14 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 			return 1;
 		next = tc_min(next, (uint32_t)(n->cfg.dead_ticks -
 					       nb->silent) + 1);
+		/* a miswired mark goes once the cable checked out long enough */
+		if ((nb->flags & NB_MISWIRED) && nb->ok_ticks) {
+			uint32_t hold = tc_miswired_hold(n, nb);
+
+			if (nb->ok_ticks >= hold)
+				return 1;
+			next = tc_min(next, hold - nb->ok_ticks + 1u);
+		}
 	}
 	/* the quiet counter reaching K places the node or fails it */
 	if (n->quiet < n->cfg.quiet_ticks)

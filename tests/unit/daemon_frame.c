@@ -197,16 +197,17 @@ UNIT_TEST(state_neighbors)
 		.present = true, .ifname = "mx", .dir = TORUS_DIR_NONE,
 		.want = 1, .refused = TD_REFUSE_MISPLACED,
 		.nbr = { .status = TC_NBR_UNRESOLVED, .carrier = true,
-			 .id = 6, .peer_port = TORUS_DIR_NONE },
+			 .id = 6, .peer_port = TORUS_DIR_NONE,
+			 .miswired = true },
 	};
 	td_state_nbr_text(unit_capture_begin(&cap), &si);
 	s = unit_capture_end(&cap);
 	UNIT_STREQ(s, "port=px label=+x carrier=up status=resolved id=5 "
-		   "peer_port=-y leader=9 placed=yes silent=2 serves=+x "
-		   "want=+x refused=-\n"
+		   "peer_port=-y leader=9 placed=yes silent=2 miswired=no "
+		   "serves=+x want=+x refused=-\n"
 		   "port=mx label=-x carrier=up status=unresolved id=6 "
-		   "peer_port=- leader=0 placed=no silent=0 serves=- want=-x "
-		   "refused=misplaced\n");
+		   "peer_port=- leader=0 placed=no silent=0 miswired=yes "
+		   "serves=- want=-x refused=misplaced\n");
 	free(s);
 	td_state_json(unit_capture_begin(&cap), &si);
 	s = unit_capture_end(&cap);
@@ -214,6 +215,8 @@ UNIT_TEST(state_neighbors)
 			  "\"+x\",\"carrier\":true,\"status\":\"resolved\","
 			  "\"id\":\"5\",\"peer_port\":\"-y\"") != NULL);
 	UNIT_CHECK(strstr(s, "\"refused\":\"misplaced\"}]}") != NULL);
+	UNIT_CHECK(strstr(s, "\"silent\":2,\"miswired\":false,") != NULL);
+	UNIT_CHECK(strstr(s, "\"silent\":0,\"miswired\":true,") != NULL);
 	free(s);
 }
 

@@ -1026,6 +1026,144 @@ UNIT_TEST(core_lying_gcd_refuted)
 }
 
 /*
+ * Shift the frame coordinate of @m on @axis by @delta, in place: the
+ * rest of the message stays as it was sent.  False if it has no frame.
+ */
+static bool shift_frame_coord(struct msg *m, unsigned int axis, int delta)
+{
+	size_t off = 2;
+
+	while (off + 2 <= m->len) {
+		uint8_t type = m->data[off], len = m->data[off + 1];
+		uint8_t *v = m->data + off + 2;
+
+		if (type == TW_FRAME && len >= 10) {
+			uint8_t nd = v[9];
+			uint8_t *c = v + 10 + nd + 2 * axis;
+			int16_t x = (int16_t)((c[0] << 8) | c[1]);
+
+			if (axis >= nd)
+				return false;
+			x = (int16_t)(x + delta);
+			c[0] = (uint8_t)((uint16_t)x >> 8);
+			c[1] = (uint8_t)x;
+			return true;
+		}
+		off += 2u + len;
+	}
+	return false;
+}
+
+static bool port_in_map(const struct tc_view *v, uint8_t p)
+{
+	unsigned int g;
+
+	for (g = 0; g < TC_MAX_PORTS; g++)
+		if (v->portmap[g] == p)
+			return true;
+	return false;
+}
+
+/*
+ * One hello one step off under the same leader marks the cable
+ * miswired: out of the port map, reported down in link state.  Once the
+ * far end has sent consistent hellos for a quiet period the cable is
+ * back in all three; a second lie keeps it out twice as long.
+ */
+UNIT_TEST(core_miswired_cable_returns)
+{
+	struct tc_nbr_info ni;
+	struct tc_ls_info li;
+	struct tc_view v;
+	int u, i, t, lied = 0, marked_at = -1, back_at = -1;
+	const uint8_t p = 0;
+
+	rng_state = 91;
+	fab_init(&F, "4x4", NULL);
+	for (u = 0; u < F.nn; u++)
+		rand_perm(F.S[u], 2);
+	fab_setup(&F, 16);
+	for (u = 0; u < F.nn; u++)
+		tc_node_init(F.node[u], &(struct tc_config){
+			.id = F.id[u], .ndims = 2, .ports = 0xf,
+			.hello_ticks = 5, .dead_ticks = 3000,
+			.quiet_ticks = 16, .ls_settle_ticks = 20 },
+			&(struct tc_output){
+			.ctx = &F, .send = send_cb });
+	for (u = 0; u < F.nn; u++)
+		for (i = 0; i < 4; i++)
+			tc_port_state(F.node[u], (uint8_t)i, true);
+	fab_run(&F, 200);
+	UNIT_CHECK(fab_check(&F) == 16);
+	tc_view(F.node[0], &v);
+	UNIT_CHECK(v.state == TC_PLACED && !v.miswired && port_in_map(&v, p));
+	tc_ls_info(F.node[0], &li);
+	UNIT_CHECK(li.faults == 0);
+
+	for (t = 0; t < 400; t++) {
+		for (i = 0; !lied && i < F.nq[F.cur]; i++) {
+			struct msg *m = &F.q[F.cur][i];
+
+			if (m->dst == 0 && m->port == p &&
+			    shift_frame_coord(m, 1, 1))
+				lied = 1;
+		}
+		fab_round(&F);
+		tc_view(F.node[0], &v);
+		tc_nbr_info(F.node[0], p, &ni);
+		if (marked_at < 0 && (v.miswired & (1u << p))) {
+			marked_at = t;
+			UNIT_CHECK(ni.miswired && !port_in_map(&v, p));
+		}
+		if (marked_at >= 0 && t == marked_at + 3) {
+			/* held out, and the frame hears of it */
+			UNIT_CHECK((v.miswired & (1u << p)) && ni.miswired &&
+				   !port_in_map(&v, p));
+			tc_ls_info(F.node[0], &li);
+			UNIT_CHECK(li.faults > 0);
+		}
+		if (marked_at >= 0 && back_at < 0 && !v.miswired) {
+			back_at = t;
+			UNIT_CHECK(!ni.miswired && port_in_map(&v, p));
+		}
+	}
+	UNIT_CHECK(lied && marked_at >= 0 && back_at > marked_at);
+	/* one quiet period of consistent hellos, and no more than a few */
+	UNIT_CHECK(back_at - marked_at >= 16 && back_at - marked_at <= 16 + 12);
+	UNIT_CHECK(fab_check(&F) == 16);
+	tc_view(F.node[0], &v);
+	UNIT_CHECK(!v.miswired && port_in_map(&v, p));
+	/* the cable is up in link state again, on every node */
+	for (u = 0; u < F.nn; u++) {
+		tc_ls_info(F.node[u], &li);
+		UNIT_CHECK(li.faults == 0);
+	}
+
+	/* lying again: the same neighbor is trusted after two periods */
+	lied = 0;
+	marked_at = back_at = -1;
+	for (t = 0; t < 400; t++) {
+		for (i = 0; !lied && i < F.nq[F.cur]; i++) {
+			struct msg *m = &F.q[F.cur][i];
+
+			if (m->dst == 0 && m->port == p &&
+			    shift_frame_coord(m, 1, 1))
+				lied = 1;
+		}
+		fab_round(&F);
+		tc_view(F.node[0], &v);
+		if (marked_at < 0 && (v.miswired & (1u << p)))
+			marked_at = t;
+		if (marked_at >= 0 && back_at < 0 && !v.miswired)
+			back_at = t;
+	}
+	UNIT_CHECK(marked_at >= 0 && back_at - marked_at >= 32);
+	tc_view(F.node[0], &v);
+	UNIT_CHECK(!v.miswired && port_in_map(&v, p));
+	fab_free(&F);
+}
+
+/*
  * Issue 11: daemons start over 10x the quiet time in random order (the
  * cables have carrier from the start: the kernel is up, the daemons are
  * not).  At every tick every placed node fits the truth, and no placed
@@ -1225,6 +1363,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_ring2_sign_free),
 	UNIT_CASE(core_dead_timer_65535),
 	UNIT_CASE(core_lying_gcd_refuted),
+	UNIT_CASE(core_miswired_cable_returns),
 	UNIT_CASE(core_staggered_starts),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),

@@ -67,7 +67,7 @@ static void print_line(const char *line)
 {
 	char port[32], label[8], carrier[8], status[16], id[24], peer[8];
 	char leader[24], placed[8], silent[16], serves[8], want[8];
-	char refused[16];
+	char refused[16], miswired[8];
 
 	torusd_word(line, "port", port, sizeof(port));
 	torusd_word(line, "label", label, sizeof(label));
@@ -78,6 +78,7 @@ static void print_line(const char *line)
 	torusd_word(line, "leader", leader, sizeof(leader));
 	torusd_word(line, "placed", placed, sizeof(placed));
 	torusd_word(line, "silent", silent, sizeof(silent));
+	torusd_word(line, "miswired", miswired, sizeof(miswired));
 	torusd_word(line, "serves", serves, sizeof(serves));
 	torusd_word(line, "want", want, sizeof(want));
 	torusd_word(line, "refused", refused, sizeof(refused));
@@ -98,6 +99,10 @@ static void print_line(const char *line)
 		     " placed" : "");
 	print_u64(PRINT_ANY, "silent", " silent %" PRIu64 " ticks",
 		  strtoull(silent, NULL, 10));
+	/* an older torusd does not say: "-" */
+	print_bool(PRINT_JSON, "miswired", NULL, !strcmp(miswired, "yes"));
+	print_string(PRINT_FP, NULL, "%s", !strcmp(miswired, "yes") ?
+		     " miswired (out of the port map)" : "");
 	print_string_or_null(PRINT_ANY, "serves", " serves %s",
 			     strcmp(serves, "-") ? serves : NULL);
 	print_string_or_null(PRINT_ANY, "want", " (discovery: %s)",
