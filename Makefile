@@ -21,8 +21,8 @@
 #   make reliability  fault storm, churn and a 60 s hostile-frame flood in
 #                   the VM (~30 min); figures in build/reliability/results.json
 #   make bench-sim  torus-sim at 32x32x64 (65,536 nodes), on the host
-#   make sim-sweep  torus-sim over issue 6's shapes and faults and issue
-#                   11's histories, 100 seeds a row (~46 min here);
+#   make sim-sweep  torus-sim over shapes and faults and over histories
+#                   in time, 100 seeds a row (~46 min on 2 cores);
 #                   build/sim-sweep.json and .md (make check: quick rows)
 #   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
 #   make install    torus, torusd, torus-lab, torus-sim, man pages, ip

@@ -130,7 +130,7 @@ run ls-reload-mesh '.ls_agree and .ls_runs_measured == .runs' \
 run ls-overflow-disagrees '(.ls_agree | not) and .ls_overflow > 0' \
 	--dims 8x8x8 --node-fail 0.05 --ls-records 4
 
-# ---- time (issue 11): the harness, on any core ----
+# ---- time: the harness, on any core ----
 time_keys='[ "moved", "moved_rewired", "moved_after_growth",
 	"moved_beyond_growth", "wrong",
 	"wrong_coord", "wrong_dims", "wrong_portmap", "wrong_frame",
@@ -348,7 +348,7 @@ done
 [ "$bad" = 0 ] && pass bad-args
 "$SIM" --help | grep -q -- '--node-fail' && pass help || fail help
 
-# ---- routes (issue 7): lambs, verifier, tables, deadlock check ----
+# ---- routes: lambs, verifier, tables, deadlock check ----
 # shellcheck source=tests/sim/routes.sh
 . "$here/routes.sh"
 

@@ -10,12 +10,12 @@
     tests/sim/sweep.py --list           the rows, without running them
 
 Rows (see ROWS below):
-  i6-*    issue 6: 8x8x8, 9x7x5, 12x10x6 with a mesh y axis, 8x8x8 all
+  i6-*    shapes and faults: 8x8x8, 9x7x5, 12x10x6 with a mesh y axis, 8x8x8 all
           mesh, 6x6x4x3x2 (flat: miswire none and nodes), 16x16x16 in
           4x4x4 blocks and 32x32x64 in 8x8x8 blocks (miswire none and
           blocks), node and cable faults 0, 5/5, 10/10, 15/15 percent;
           100 seeds (5 at 65,536 nodes).
-  i11-*   issue 11: 4x4x4, 8x8x8, 6x6x6 flat (miswire nodes) and
+  i11-*   histories: 4x4x4, 8x8x8, 6x6x6 flat (miswire nodes) and
           16x16x16 in 4x4x4 blocks, each with starts spread over 10x the
           quiet time (300 ticks), 5% loss, 5 daemon restarts, one lying
           neighbour; i11-*-grow also adds a slab; 100 seeds.
@@ -25,7 +25,7 @@ Rows (see ROWS below):
           from a ring of two, by a slab wider than two, by a multiple of
           its extent, beside rings of two (5% loss); alone and with 5
           daemon restarts.
-  m-*     fabrics with mesh axes (lines) in time: the issue 11 history,
+  m-*     fabrics with mesh axes (lines) in time: the i11 history,
           restarts alone, every daemon reloaded at random ticks, and a
           ring grown beside a line (100 seeds).
 
@@ -60,7 +60,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 
 FAULTS = [0.0, 0.05, 0.10, 0.15]
 
-# issue 6: (name, dims args, modes, seeds)
+# shapes and faults: (name, dims args, modes, seeds)
 SHAPES6 = [
     ("8x8x8", ["--dims", "8x8x8"], ["none", "nodes"], 100),
     ("9x7x5", ["--dims", "9x7x5"], ["none", "nodes"], 100),
@@ -75,7 +75,7 @@ SHAPES6 = [
      ["none", "blocks"], 5),
 ]
 
-# issue 11: 10x the quiet time (30 ticks = 1.5 s at 50 ms), 5% loss,
+# histories: 10x the quiet time (30 ticks = 1.5 s at 50 ms), 5% loss,
 # restarts, growth by a slab, one lying neighbour
 TIME11 = ["--start-spread", "300", "--loss", "0.05", "--restart", "5",
           "--liar", "1"]

@@ -143,7 +143,7 @@ UNIT_TEST(opts_check_interface)
 	UNIT_CHECK(td_opts_check(&o, err, sizeof(err)) == -1);
 }
 
-/* issue 11: --hello 2000 --dead 500 was accepted */
+/* --hello 2000 --dead 500 must be refused: the dead timer outlasts a hello */
 UNIT_TEST(opts_dead_longer_than_hello)
 {
 	struct td_opts o;

@@ -581,13 +581,13 @@ UNIT_TEST(core_flat_faults)
 }
 
 /*
- * Issue 6's failures: flat mode, every node in its own rotation, nodes
- * dead (their cables keep carrier, as a powered node without torusd)
- * and cables cut.  Before the extent and join rules, these shapes and
- * seeds placed fragments in frames of their own, extents from a ring
- * whose turn was never seen (11 on a ring of 9), and followers with the
- * extents of their own first step (1x1x1).  Every placed node must fit
- * one isometry of the truth; an unplaced one must say why.
+ * Flat mode, every node in its own rotation, nodes dead (their cables
+ * keep carrier, as a powered node without torusd) and cables cut.  Without
+ * the extent and join rules these shapes and seeds place fragments in
+ * frames of their own, extents from a ring whose turn was never seen (11
+ * on a ring of 9), and followers with the extents of their own first step
+ * (1x1x1).  Every placed node must fit one isometry of the truth; an
+ * unplaced one must say why.
  */
 static int run_faulty(const char *dims, const char *wrap, uint64_t seed,
 		      double q, double cut, int *unplaced)
@@ -962,8 +962,8 @@ UNIT_TEST(core_wire_hostile)
 }
 
 /*
- * A neighbor whose extent record claims a ring of 1 (issue 11: one such
- * hello collapsed a 6x6x6 to 1x6x6 with 180 duplicates, forever): the
+ * A neighbor whose extent record claims a ring of 1 (one such hello
+ * could collapse a 6x6x6 to 1x6x6 with 180 duplicates, forever): the
  * claim is refuted by what the receiver sees of the ring and dropped.
  */
 static void lie_about_gcd(struct msg *m, unsigned int axis, uint16_t gcd)
@@ -1164,11 +1164,11 @@ UNIT_TEST(core_miswired_cable_returns)
 }
 
 /*
- * Issue 11: daemons start over 10x the quiet time in random order (the
- * cables have carrier from the start: the kernel is up, the daemons are
- * not).  At every tick every placed node fits the truth, and no placed
- * node ever moves.  Before the extent rules, fragments placed in frames
- * of their own and were renumbered when the rest came up.
+ * Staggered starts: daemons start over 10x the quiet time in random
+ * order (the cables have carrier from the start: the kernel is up, the
+ * daemons are not).  At every tick every placed node fits the truth, and
+ * no placed node ever moves: without the extent rules, fragments would
+ * place in frames of their own and be renumbered when the rest came up.
  */
 static int restarts_done;
 
