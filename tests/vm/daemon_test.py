@@ -284,9 +284,9 @@ def faulty_rack():
     @case("daemon_reload_resumes_after_leader_died")
     def reload_resumes():
         """The leader's node and daemon die; every other daemon gets a
-        SIGHUP with a changed timer: nobody moves (before the fix the
-        reload restarted discovery without resuming the kernel's
-        placement, and the fabric renumbered under a new leader)."""
+        SIGHUP with a changed timer: nobody moves (a reload that
+        restarted discovery without resuming the kernel's placement
+        would renumber the fabric under a new leader)."""
         before = lab.observe()
         leader = next(ns for ns, o in before.items()
                       if o and o.get("role") == "leader" and
