@@ -315,8 +315,10 @@ int torus_coll_finalize(u8 type, u8 op, u64 v, const struct torus_xacc *acc,
 /**
  * struct coll_out - work found under the lock, done after it
  * @frames: frames to send, global direction in cb[0]
- * @replies: answers to requesters, struct coll_reply_cb in cb
- * @trash: arrays of finished operations, freed outside the lock
+ * @replies: answers to requesters, allocated at their join, struct
+ *	coll_answer_cb in cb: filled after the lock
+ * @trash: arrays of finished operations, freed outside the lock (at most
+ *	four an operation, and every slot may end under one lock)
  * @ntrash: entries in @trash
  */
 struct coll_out {
@@ -326,10 +328,27 @@ struct coll_out {
 	unsigned int ntrash;
 };
 
-struct coll_reply_cb {
+/*
+ * skb->cb of an answer on its way out: how the operation ended, and its
+ * result arrays, which the answer now owns (a copy of up to 64 KiB is
+ * made after the lock, not under it)
+ */
+struct coll_answer_cb {
 	struct net *net;
+	u64 *vals;
+	u32 *locs;
 	u32 portid;
+	u32 nlseq;
+	u32 seq;
+	u32 count;
+	s32 err;
+	u8 type;
+	bool placed;
 };
+
+#define COLL_ANSWER_CB(skb)	((struct coll_answer_cb *)(skb)->cb)
+static_assert(sizeof(struct coll_answer_cb) <=
+	      sizeof_field(struct sk_buff, cb));
 
 /*
  * skb->cb of a collective frame: on the way out the direction or edge it
@@ -361,47 +380,97 @@ static void coll_out_init(struct coll_out *out)
 	out->ntrash = 0;
 }
 
-/* Send and free what the lock kept back.  Under rcu_read_lock(). */
+/* An array to free after the lock (a leak, never an overflow). */
+static void coll_trash(struct coll_out *out, void *p)
+{
+	if (!p || WARN_ON_ONCE(out->ntrash >= ARRAY_SIZE(out->trash)))
+		return;
+	out->trash[out->ntrash++] = p;
+}
+
+/* Fill an answer and send it to its requester, then free its arrays. */
+static void coll_answer_send(struct torus_coll *coll, struct sk_buff *skb)
+{
+	struct coll_answer_cb cb = *COLL_ANSWER_CB(skb);
+	struct torus_coll_done done = {
+		.net = cb.net,
+		.portid = cb.portid,
+		.nlseq = cb.nlseq,
+		.seq = cb.seq,
+		.err = cb.err,
+		.type = cb.type,
+		.count = cb.count,
+		.vals = cb.vals,
+		.placed = cb.placed,
+		.locs = cb.locs,
+	};
+
+	skb = coll->reply(skb, &done);
+	/* the requester may be gone: nothing to do then */
+	if (skb)
+		genlmsg_unicast(cb.net, skb, cb.portid);
+	kvfree(cb.vals);
+	kvfree(cb.locs);
+}
+
+/*
+ * Send and free what the lock kept back.  Under rcu_read_lock(), in any
+ * context: bottom halves are off while frames go out, as in softirq (the
+ * ports' per-CPU counters need it).
+ */
 static void coll_out_flush(struct torus_node *node, struct coll_out *out)
 {
+	struct torus_coll *coll = rcu_dereference(node->coll);
 	struct sk_buff *skb;
 	unsigned int i;
 
+	local_bh_disable();
 	while ((skb = __skb_dequeue(&out->frames))) {
 		if (COLL_CB(skb)->routed)
 			torus_coll_route_xmit(node, skb);
 		else
 			torus_coll_xmit(node, skb, COLL_CB(skb)->dir);
 	}
+	local_bh_enable();
 	while ((skb = __skb_dequeue(&out->replies))) {
-		struct coll_reply_cb *cb = (struct coll_reply_cb *)skb->cb;
-
-		/* the requester may be gone: nothing to do then */
-		genlmsg_unicast(cb->net, skb, cb->portid);
+		if (coll)
+			coll_answer_send(coll, skb);
+		else
+			kfree_skb(skb);
 	}
 	for (i = 0; i < out->ntrash; i++)
 		kvfree(out->trash[i]);
 	out->ntrash = 0;
 }
 
+/* Frames kept ahead of a join leave the node's budget. */
+static void coll_early_purge(struct torus_coll_slot *s)
+{
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(&s->early))) {
+		s->coll->early_bytes -= skb->truesize;
+		kfree_skb(skb);
+	}
+}
+
 static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 {
 	if (s->place)
 		torus_coll_place_done(s->place);
-	else if (s->vals)
-		out->trash[out->ntrash++] = s->vals;
+	else
+		coll_trash(out, s->vals);
 	s->place = NULL;
-	if (s->acc)
-		out->trash[out->ntrash++] = s->acc;
-	if (s->prod)
-		out->trash[out->ntrash++] = s->prod;
-	if (s->locs)
-		out->trash[out->ntrash++] = s->locs;
+	coll_trash(out, s->acc);
+	coll_trash(out, s->prod);
+	coll_trash(out, s->locs);
 	s->vals = NULL;
 	s->acc = NULL;
 	s->prod = NULL;
 	s->locs = NULL;
-	__skb_queue_purge(&s->early);
+	kfree_skb(s->answer);
+	s->answer = NULL;
+	coll_early_purge(s);
 	__skb_queue_purge(&s->down_q);
 	memset(s->down_last, 0, sizeof(s->down_last));
 	s->state = TORUS_COLL_FREE;
@@ -414,34 +483,43 @@ static void coll_slot_free(struct torus_coll_slot *s, struct coll_out *out)
 	s->list = false;
 }
 
-/* Answer the requester and forget the operation. */
+/*
+ * Answer the requester and forget the operation.  The answer takes the
+ * result arrays with it (they are copied into it after the lock); a
+ * requester gone (its socket closed) has no answer left to send.
+ */
 static void coll_finish(struct torus_coll_slot *s, int err,
 			struct coll_out *out)
 {
-	struct torus_coll *coll = s->coll;
-	struct sk_buff *skb;
+	struct sk_buff *skb = s->answer;
+	struct coll_answer_cb *cb;
+	bool result;
 
-	if (s->state == TORUS_COLL_JOINED || s->state == TORUS_COLL_UP_SENT) {
-		s->done.seq = s->seq;
-		s->done.err = err;
-		s->done.type = s->type;
-		s->done.count = s->count;
-		s->done.vals = err || (s->kind == TORUS_COLL_REDUCE &&
-				       !s->reduce_root) ? NULL : s->vals;
-		s->done.locs = s->done.vals ? s->locs : NULL;
+	if ((s->state == TORUS_COLL_JOINED || s->state == TORUS_COLL_UP_SENT) &&
+	    skb) {
+		s->answer = NULL;
+		cb = COLL_ANSWER_CB(skb);
+		memset(cb, 0, sizeof(*cb));
+		cb->net = s->done.net;
+		cb->portid = s->done.portid;
+		cb->nlseq = s->done.nlseq;
+		cb->seq = s->seq;
+		cb->err = err;
+		cb->type = s->type;
+		cb->count = s->count;
+		result = !err && !(s->kind == TORUS_COLL_REDUCE &&
+				   !s->reduce_root);
 		/* placed: the caller has it already, once the answer says so */
-		s->done.placed = s->done.vals && s->place;
-		if (s->done.placed)
-			s->done.vals = NULL;
-		skb = coll->reply(&s->done);
-		if (skb) {
-			struct coll_reply_cb *cb =
-				(struct coll_reply_cb *)skb->cb;
-
-			cb->net = s->done.net;
-			cb->portid = s->done.portid;
-			__skb_queue_tail(&out->replies, skb);
+		cb->placed = result && s->place;
+		if (result && !s->place) {
+			cb->vals = s->vals;
+			s->vals = NULL;
 		}
+		if (result) {
+			cb->locs = s->locs;
+			s->locs = NULL;
+		}
+		__skb_queue_tail(&out->replies, skb);
 	}
 	coll_slot_free(s, out);
 }
@@ -459,6 +537,29 @@ static struct torus_coll_slot *coll_find(struct torus_coll *coll, u16 group,
 			return s;
 	}
 	return NULL;
+}
+
+/*
+ * For a join when every slot is taken: the slot of the operation only
+ * neighbours have joined that was announced first, its frames dropped
+ * (they come again as a timeout at worst); NULL if all are in flight.
+ */
+static struct torus_coll_slot *coll_evict_early(struct torus_coll *coll,
+						struct coll_out *out)
+{
+	struct torus_coll_slot *oldest = NULL;
+	unsigned int i;
+
+	for (i = 0; i < TORUS_COLL_SLOTS; i++) {
+		struct torus_coll_slot *s = &coll->slot[i];
+
+		if (s->state == TORUS_COLL_EARLY &&
+		    (!oldest || time_before(s->deadline, oldest->deadline)))
+			oldest = s;
+	}
+	if (oldest)
+		coll_slot_free(oldest, out);
+	return oldest;
 }
 
 static struct torus_coll_slot *coll_alloc(struct torus_coll *coll, u16 group,
@@ -608,12 +709,13 @@ static void coll_frame_close(struct sk_buff *skb, u32 n,
  * on the whole fabric every neighbour, whatever tree it joined on (the
  * nodes change trees one after the other), and each passes it on once.
  * @g, the geometry of the node's fib, may be NULL (the node is going
- * away): nobody is told.
+ * away): nobody is told.  Under rcu_read_lock().
  */
 static void coll_fail(struct torus_coll_slot *s, int err,
 		      const struct torus_geom *g, u8 skip,
 		      struct coll_out *out)
 {
+	const struct torus_fib *fib = rcu_dereference(s->coll->node->fib);
 	struct sk_buff *skb;
 	unsigned int dir;
 	u32 tell;
@@ -623,10 +725,9 @@ static void coll_fail(struct torus_coll_slot *s, int err,
 		tell = s->children;
 		if (s->parent != TORUS_DIR_NONE)
 			tell |= BIT(s->parent);
-		if (!s->group)
-			tell |= torus_fib_usable(container_of(g,
-							      struct torus_fib,
-							      geom));
+		/* the live cables of the fib @g is from, and no other's */
+		if (!s->group && fib && &fib->geom == g)
+			tell |= torus_fib_usable(fib);
 		for (dir = 0; dir < TORUS_MAX_DIRS; dir++) {
 			if (!(tell & BIT(dir)) || dir == skip)
 				continue;
@@ -1275,8 +1376,9 @@ static u8 coll_in_edge(const struct torus_coll_slot *s,
 /*
  * The result's elements [@first, @first + @n) from a DOWN frame's @p
  * (checked to hold them): into the result array, which may be the
- * caller's own pages (placement).  The loop without ranks is the
- * broadcast's, so it is kept apart and tight.
+ * caller's own pages (placement; never those of a root's data, which are
+ * only read: a node that has a broadcast's data takes none).  The loop
+ * without ranks is the broadcast's, so it is kept apart and tight.
  */
 static void coll_take_down(struct torus_coll_slot *s, u32 first, u32 n,
 			   const u8 *p)
@@ -1297,22 +1399,47 @@ static void coll_take_down(struct torus_coll_slot *s, u32 first, u32 n,
 }
 
 /*
+ * A DOWN frame a joined operation takes: from its parent once it waits
+ * for the result, and a range it has not had in full (a frame of no
+ * elements only for an operation of none, as a barrier's).  Frames may
+ * come out of order, so what is counted is how many elements came: a
+ * parent can never make a node keep or pass on more than the message.
+ */
+static bool coll_down_wanted(const struct torus_coll_slot *s, u8 in_dir,
+			     u32 n)
+{
+	if (s->state != TORUS_COLL_UP_SENT || in_dir != s->parent)
+		return false;
+	if (!s->count)
+		return !n && !s->down_got;
+	return n && n <= s->count - s->down_got;
+}
+
+/*
  * Apply one frame to a joined operation: its elements are combined (UP)
- * or taken as the result (DOWN).  Return: 0, or a negative errno that
- * fails the operation.
+ * or taken as the result (DOWN).  A frame the operation does not take
+ * (from no edge of its tree, a range already had or out of order) is
+ * left, *@drop saying why.  A node that has a broadcast's data (its
+ * root's, perhaps read from its caller's buffer) takes no data for it.
+ * Return: 0, or a negative errno that fails the operation.
  */
 static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
-		      struct sk_buff *skb, struct coll_out *out)
+		      struct sk_buff *skb, int *drop, struct coll_out *out)
 {
 	const struct torus_coll_hdr *ch = (const void *)skb->data;
 	u8 in_dir = coll_in_edge(s, skb);
 	u32 first = ntohl(ch->first), n = ntohl(ch->n), i;
+	size_t each = sizeof(__be64) + (s->locs ? sizeof(__be32) : 0);
+	bool had_data = s->kind == TORUS_COLL_BCAST && s->has_data;
 	size_t left;
 	const u8 *p;
 	int err;
 
-	if (in_dir == TORUS_DIR_NONE)
-		return 0;	/* from no member next to this one: stray */
+	if (in_dir == TORUS_DIR_NONE) {
+		/* from no member next to this one */
+		*drop = TORUS_DROP_SPOOFED;
+		return 0;
+	}
 	p = coll_frame_elems(skb, &left);
 	if (ch->kind != s->kind || ch->type != s->type || ch->op != s->op ||
 	    ntohl(ch->count) != s->count)
@@ -1321,14 +1448,14 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 	if (ch->phase == TORUS_COLL_READY)
 		return coll_child_ready(s, g, in_dir, first, n, out);
 	if (ch->phase == TORUS_COLL_DOWN) {
-		size_t each = sizeof(__be64) + (s->locs ? sizeof(__be32) : 0);
-
-		if (s->state != TORUS_COLL_UP_SENT || in_dir != s->parent)
-			return 0;	/* stray: ignored */
-
-		if (left < (size_t)n * each)
+		if (!coll_down_wanted(s, in_dir, n)) {
+			*drop = TORUS_DROP_COLL_REFUSED;
+			return 0;
+		}
+		if (left != (size_t)n * each)
 			return -EPROTO;
-		coll_take_down(s, first, n, p);
+		if (!had_data)
+			coll_take_down(s, first, n, p);
 		s->down_got += n;
 		if (s->rendezvous)
 			return coll_rendezvous_take(s, g, skb, out);
@@ -1340,10 +1467,17 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 		return 0;
 	}
 
-	if (!(s->pending & BIT(in_dir)) || n > s->count - s->got[in_dir])
-		return 0;	/* not a child, or more than it owes */
+	/* a child's ranges come in order, each once (one burst, one port) */
+	if (!(s->pending & BIT(in_dir)) || first != s->got[in_dir] ||
+	    n > s->count - first || (!n && s->count)) {
+		*drop = TORUS_DROP_COLL_REFUSED;
+		return 0;
+	}
 	if (ch->flags & TORUS_COLL_F_EMPTY) {
-		if (s->kind != TORUS_COLL_BCAST)
+		if (s->kind != TORUS_COLL_BCAST || left)
+			return -EPROTO;
+	} else if (had_data) {
+		if (left != (size_t)n * each)
 			return -EPROTO;
 	} else {
 		for (i = 0; i < n; i++) {
@@ -1354,6 +1488,8 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 			p += used;
 			left -= used;
 		}
+		if (left)
+			return -EPROTO;
 		if (s->kind == TORUS_COLL_BCAST)
 			s->has_data = true;
 	}
@@ -1366,11 +1502,15 @@ static int coll_apply(struct torus_coll_slot *s, const struct torus_geom *g,
 
 static void coll_apply_or_fail(struct torus_coll_slot *s,
 			       const struct torus_geom *g,
+			       struct torus_port *port,
 			       struct sk_buff *skb, struct coll_out *out)
 {
-	int err = coll_apply(s, g, skb, out);
+	int drop = -1, err = coll_apply(s, g, skb, &drop, out);
 
-	consume_skb(skb);
+	if (drop >= 0)
+		torus_coll_drop(s->coll->node, port, skb, drop);
+	else
+		consume_skb(skb);
 	if (err)
 		coll_fail(s, err, g, TORUS_DIR_NONE, out);
 }
@@ -1508,15 +1648,19 @@ static int coll_contribution(const struct torus_coll_req *req,
 	memset(a, 0, sizeof(*a));
 	if (!req->count)
 		return 0;
+	/* the requester's to account: an exact sum takes up to 4.3 MB */
 	a->placed = req->place;
 	a->vals = a->placed ? req->place->vals :
-		  kvcalloc(req->count, sizeof(*a->vals), GFP_KERNEL);
+		  kvcalloc(req->count, sizeof(*a->vals), GFP_KERNEL_ACCOUNT);
 	if (coll_uses_xacc(req->kind, req->type, req->op))
-		a->acc = kvcalloc(req->count, sizeof(*a->acc), GFP_KERNEL);
+		a->acc = kvcalloc(req->count, sizeof(*a->acc),
+				  GFP_KERNEL_ACCOUNT);
 	if (coll_uses_xprod(req->kind, req->type, req->op))
-		a->prod = kvcalloc(req->count, sizeof(*a->prod), GFP_KERNEL);
+		a->prod = kvcalloc(req->count, sizeof(*a->prod),
+				   GFP_KERNEL_ACCOUNT);
 	if (coll_kind_reduces(req->kind) && torus_coll_op_has_loc(req->op))
-		a->locs = kvcalloc(req->count, sizeof(*a->locs), GFP_KERNEL);
+		a->locs = kvcalloc(req->count, sizeof(*a->locs),
+				   GFP_KERNEL_ACCOUNT);
 	if (!a->vals ||
 	    (!a->acc && coll_uses_xacc(req->kind, req->type, req->op)) ||
 	    (!a->prod && coll_uses_xprod(req->kind, req->type, req->op)) ||
@@ -1564,6 +1708,8 @@ static void coll_place_fill(const struct torus_coll_req *req,
 	unsigned int size = torus_coll_type_size(req->type);
 	u32 i;
 
+	if (!req->place->written)
+		return;		/* a root's data, only read */
 	if (a->acc || a->prod) {
 		memset(a->vals, 0, req->count * sizeof(*a->vals));
 		return;
@@ -1588,12 +1734,17 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 		    struct netlink_ext_ack *extack)
 {
 	bool list = req->group & TORUS_COLL_GROUP_LIST;
+	/* what the answer carries: the result, unless placed or none */
+	bool result = req->kind != TORUS_COLL_BARRIER &&
+		      (req->kind != TORUS_COLL_REDUCE || req->root);
+	bool locs = coll_kind_reduces(req->kind) &&
+		    torus_coll_op_has_loc(req->op);
 	struct torus_coll_list *numbering;
+	struct sk_buff *skb, *answer;
 	const struct torus_fib *fib;
 	struct torus_coll_slot *s;
 	struct torus_coll *coll;
 	struct coll_arrays arr;
-	struct sk_buff *skb;
 	struct coll_out out;
 	u32 edge[TORUS_COLL_LIST_EDGES];
 	u32 children, i, rank, *next_seq;
@@ -1601,9 +1752,24 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	u8 parent;
 	int err;
 
+	if (result && !req->place &&
+	    (size_t)req->count * torus_coll_type_size(req->type) >
+	    TORUS_COLL_RESULT_MAX) {
+		NL_SET_ERR_MSG(extack,
+			       "torus: a result of more than 65531 bytes must be placed (TORUS_A_COLL_PLACE)");
+		return -EMSGSIZE;
+	}
+	answer = genlmsg_new(torus_coll_answer_size(req->type, req->count,
+						    result && !req->place,
+						    result && locs),
+			     GFP_KERNEL);
+	if (!answer)
+		return -ENOMEM;
 	err = coll_contribution(req, &arr);
-	if (err)
+	if (err) {
+		kfree_skb(answer);
 		return err;
+	}
 	coll_out_init(&out);
 	rcu_read_lock();
 	coll = rcu_dereference(node->coll);
@@ -1644,7 +1810,10 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	if (s && s->state != TORUS_COLL_EARLY)
 		s = NULL;	/* the numbers went round: still in flight */
 	else if (!s)
-		s = coll_alloc(coll, req->group, *next_seq, req->timeout_ms);
+		s = coll_alloc(coll, req->group, *next_seq, req->timeout_ms) ?:
+		    (coll_evict_early(coll, &out) ?
+		     coll_alloc(coll, req->group, *next_seq,
+				req->timeout_ms) : NULL);
 	if (!s) {
 		NL_SET_ERR_MSG(extack,
 			       "torus: too many collective operations in flight");
@@ -1689,6 +1858,8 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->done.net = req->net;
 	s->done.portid = req->portid;
 	s->done.nlseq = req->nlseq;
+	s->answer = answer;
+	answer = NULL;
 	/* below the root of a rooted broadcast: wait for it at once */
 	s->state = rooted && parent != TORUS_DIR_NONE ? TORUS_COLL_UP_SENT :
 		   TORUS_COLL_JOINED;
@@ -1709,8 +1880,10 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 	s->joining = true;
 	while ((s->state == TORUS_COLL_JOINED ||
 		s->state == TORUS_COLL_UP_SENT) &&
-	       (skb = __skb_dequeue(&s->early)))
-		coll_apply_or_fail(s, &fib->geom, skb, &out);
+	       (skb = __skb_dequeue(&s->early))) {
+		coll->early_bytes -= skb->truesize;
+		coll_apply_or_fail(s, &fib->geom, NULL, skb, &out);
+	}
 	s->joining = false;
 	if (s->state == TORUS_COLL_JOINED && s->rendezvous)
 		coll_rendezvous_progress(s, &fib->geom, &out);
@@ -1722,6 +1895,7 @@ unlock:
 unlocked:
 	rcu_read_unlock();
 	coll_arrays_free(&arr);
+	kfree_skb(answer);
 	return err;
 }
 
@@ -1764,6 +1938,59 @@ static bool coll_frame_ok(const struct torus_hdr *h,
 }
 
 /*
+ * The bytes of elements a frame may carry for what its header says, as
+ * the sender encodes them: none in an abort, a READY or an empty UP; 8
+ * per element (and a 4-byte rank for minloc and maxloc); an exact sum's
+ * or product's partial results between their smallest and largest
+ * encoding (the exact length is checked as they are decoded).
+ */
+static bool coll_frame_len_ok(const struct torus_coll_hdr *ch, size_t len)
+{
+	size_t n = ntohl(ch->n), each = sizeof(__be64);
+
+	if (ch->phase == TORUS_COLL_ABORT || ch->phase == TORUS_COLL_READY ||
+	    ch->flags & TORUS_COLL_F_EMPTY)
+		return !len;
+	if (coll_kind_reduces(ch->kind) && torus_coll_op_has_loc(ch->op))
+		each += sizeof(__be32);
+	if (ch->phase == TORUS_COLL_UP &&
+	    coll_uses_xacc(ch->kind, ch->type, ch->op))
+		return len >= n * TORUS_XACC_HEAD &&
+		       len <= n * TORUS_XACC_WIRE_MAX;
+	if (ch->phase == TORUS_COLL_UP &&
+	    coll_uses_xprod(ch->kind, ch->type, ch->op))
+		return len >= n * TORUS_XPROD_HEAD &&
+		       len <= n * TORUS_XPROD_WIRE_MAX;
+	return len == n * each;
+}
+
+/*
+ * A frame comes from whom it says: on the whole fabric and its axis
+ * groups from the neighbour at the port it came by, in one hop; in a
+ * node-list group (routed) from a member, whose edge of the tree is
+ * checked when the frame is applied.
+ */
+static bool coll_frame_from_neighbor(const struct torus_hdr *h,
+				     const struct torus_geom *g, u8 in_dir)
+{
+	u8 neighbor[TORUS_MAX_AXES];
+
+	coll_neighbor(g, in_dir, neighbor);
+	return h->hop_limit == 1 &&
+	       !memcmp(h->src, neighbor, TORUS_MAX_AXES);
+}
+
+/*
+ * An operation this node has not joined may hold a slot only within the
+ * window of those it can have in flight: the next TORUS_COLL_SLOTS of
+ * its group (of a node list not numbered here, the first ones).
+ */
+static bool coll_seq_in_window(const u32 *next_seq, u32 seq)
+{
+	return seq - (next_seq ? *next_seq : 0) < TORUS_COLL_SLOTS;
+}
+
+/*
  * A frame (data at its torus header) the engine reads as it is: one
  * buffer, or its headers and one buffer of elements in its frag list,
  * as coll_frame_attach() makes it.  Anything else is made one buffer.
@@ -1802,11 +2029,15 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		torus_coll_drop(node, port, skb, TORUS_DROP_NOT_PLACED);
 		return;
 	}
-	if ((!coll_frame_shaped(skb) && skb_linearize(skb)) ||
-	    skb->len < TORUS_HDR_LEN + TORUS_COLL_HDR_LEN ||
+	if (skb->len < TORUS_HDR_LEN + TORUS_COLL_HDR_LEN ||
+	    skb->len > TORUS_HDR_LEN + TORUS_COLL_HDR_LEN +
+		       TORUS_COLL_FRAME_MAX ||
+	    (!coll_frame_shaped(skb) && skb_linearize(skb)) ||
 	    !coll_frame_ok((const void *)skb->data,
 			   (const void *)(skb->data + TORUS_HDR_LEN),
-			   &fib->geom)) {
+			   &fib->geom) ||
+	    !coll_frame_len_ok((const void *)(skb->data + TORUS_HDR_LEN),
+			       skb->len - TORUS_HDR_LEN - TORUS_COLL_HDR_LEN)) {
 		torus_coll_drop(node, port, skb, TORUS_DROP_MALFORMED);
 		return;
 	}
@@ -1817,6 +2048,12 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 	}
 	ch = (const struct torus_coll_hdr *)(skb->data + TORUS_HDR_LEN);
 	group = ntohs(ch->group);
+	if (!(group & TORUS_COLL_GROUP_LIST) &&
+	    !coll_frame_from_neighbor((const void *)skb->data, &fib->geom,
+				      in_dir)) {
+		torus_coll_drop(node, port, skb, TORUS_DROP_SPOOFED);
+		return;
+	}
 	/* a node list's edges are known by the sender's rank */
 	if (group & TORUS_COLL_GROUP_LIST)
 		COLL_CB(skb)->rank =
@@ -1847,9 +2084,11 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 				goto consume;
 			goto drop;
 		}
+		if (!coll_seq_in_window(next_seq, seq))
+			goto refuse;
 		s = coll_alloc(coll, group, seq, TORUS_COLL_EARLY_MS);
 		if (!s)
-			goto drop;
+			goto refuse;
 	}
 	if (ch->phase == TORUS_COLL_ABORT) {
 		edge = s->state == TORUS_COLL_EARLY ? TORUS_DIR_NONE :
@@ -1869,11 +2108,13 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		}
 		consume_skb(skb);
 	} else if (s->state == TORUS_COLL_EARLY) {
-		if (skb_queue_len(&s->early) >= TORUS_COLL_EARLY_MAX)
-			goto drop;
+		if (skb_queue_len(&s->early) >= TORUS_COLL_EARLY_MAX ||
+		    coll->early_bytes + skb->truesize > TORUS_COLL_EARLY_BYTES)
+			goto refuse;
+		coll->early_bytes += skb->truesize;
 		__skb_queue_tail(&s->early, skb);
 	} else {
-		coll_apply_or_fail(s, &fib->geom, skb, &out);
+		coll_apply_or_fail(s, &fib->geom, port, skb, &out);
 	}
 	spin_unlock(&coll->lock);
 	coll_out_flush(node, &out);
@@ -1881,6 +2122,10 @@ void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 consume:
 	spin_unlock(&coll->lock);
 	consume_skb(skb);
+	return;
+refuse:
+	spin_unlock(&coll->lock);
+	torus_coll_drop(node, port, skb, TORUS_DROP_COLL_REFUSED);
 	return;
 drop:
 	spin_unlock(&coll->lock);
@@ -1946,6 +2191,49 @@ void torus_coll_port_down(struct torus_node *node, struct torus_port *port)
 	}
 	spin_unlock_bh(&coll->lock);
 	coll_out_flush(node, &out);
+	rcu_read_unlock();
+}
+
+/**
+ * torus_coll_requester_gone - a netlink socket was released (process)
+ * @node: a node in the socket's netns
+ * @net: the socket's netns
+ * @portid: its port
+ *
+ * The operations it asked for die with it: they fail, and the tree is
+ * told, as for any member gone; no answer is sent, so a later socket
+ * given the same port never receives another's.
+ */
+void torus_coll_requester_gone(struct torus_node *node, struct net *net,
+			       u32 portid)
+{
+	struct torus_coll *coll;
+	const struct torus_fib *fib;
+	struct coll_out out;
+	unsigned int i;
+
+	coll_out_init(&out);
+	rcu_read_lock();
+	coll = rcu_dereference(node->coll);
+	if (!coll)
+		goto out;
+	fib = rcu_dereference(node->fib);
+	spin_lock_bh(&coll->lock);
+	for (i = 0; i < TORUS_COLL_SLOTS; i++) {
+		struct torus_coll_slot *s = &coll->slot[i];
+
+		if ((s->state != TORUS_COLL_JOINED &&
+		     s->state != TORUS_COLL_UP_SENT) ||
+		    s->done.portid != portid || !net_eq(s->done.net, net))
+			continue;
+		kfree_skb(s->answer);
+		s->answer = NULL;
+		coll_fail(s, -ECONNRESET, fib ? &fib->geom : NULL,
+			  TORUS_DIR_NONE, &out);
+	}
+	spin_unlock_bh(&coll->lock);
+	coll_out_flush(node, &out);
+out:
 	rcu_read_unlock();
 }
 

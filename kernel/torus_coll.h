@@ -13,6 +13,7 @@
 #include <linux/timer.h>
 #include <linux/workqueue.h>
 #include <linux/torus.h>
+#include <net/netlink.h>
 
 #include "torus_xacc.h"
 
@@ -38,6 +39,13 @@ struct torus_port;
 /* frames kept per operation until this node joins it */
 #define TORUS_COLL_EARLY_MAX	256
 /*
+ * Bytes (truesize) of the frames a node keeps for operations it has not
+ * joined, all together: what its children send up ahead of its join for
+ * the largest exact sum, with room to spare.  A neighbour cannot make a
+ * node hold more.
+ */
+#define TORUS_COLL_EARLY_BYTES	SZ_4M
+/*
  * A broadcast that names its root runs down the tree rooted there, with
  * no phase up, and each node picks per child how the data goes, as the
  * patent's pre-allreduce picks a protocol per neighbourhood: up to this
@@ -58,8 +66,15 @@ struct torus_port;
  * broadcast is one operation of up to 1 MiB).
  */
 #define TORUS_COLL_CREDITS	16
-/* an operation only neighbours have joined is forgotten after this */
-#define TORUS_COLL_EARLY_MS	TORUS_COLL_TIMEOUT_MS_MAX
+/*
+ * An operation only neighbours have joined is forgotten after this (the
+ * default timeout: by then its members have failed it, unless they asked
+ * for longer), and a join takes the slot of such an operation when no
+ * slot is free.
+ */
+#define TORUS_COLL_EARLY_MS	TORUS_COLL_TIMEOUT_MS
+/* bytes of result a netlink answer carries (nla_len is 16 bits) */
+#define TORUS_COLL_RESULT_MAX	(U16_MAX - NLA_HDRLEN)
 /* bytes of elements in a frame: at least what a standard Ethernet frame
  * holds, more when the ports' MTU allows (torus_coll.c)
  */
@@ -91,12 +106,16 @@ struct torus_port;
  *	memory, as KUnit gives it)
  * @vals: the buffer in @map: the operation's result array
  * @len: the buffer's bytes
- * @written: the result goes there (else it holds a broadcast root's data)
+ * @written: the result goes there (else it holds a broadcast root's data,
+ *	pinned and mapped read-only: nothing is ever written there)
+ * @mm: the requester's memory, charged with the pinned pages
+ *	(RLIMIT_MEMLOCK) until they are released; NULL in KUnit
  */
 struct torus_coll_place {
 	struct work_struct work;
 	struct page **pages;
 	unsigned int npages;
+	struct mm_struct *mm;
 	void *map;
 	u64 *vals;
 	size_t len;
@@ -186,6 +205,8 @@ struct torus_coll;
  *	directions, and @edge has the rank at the end of each
  * @edge: node-list group: per edge the member's rank
  * @place: @vals is the caller's buffer, pinned and mapped, or NULL
+ * @answer: the answer to the requester, allocated at the join (an answer
+ *	is never lost for want of memory), filled when the operation ends
  */
 struct torus_coll_slot {
 	struct torus_coll *coll;
@@ -226,6 +247,7 @@ struct torus_coll_slot {
 	bool list;
 	u32 edge[TORUS_COLL_LIST_EDGES];
 	struct torus_coll_place *place;
+	struct sk_buff *answer;
 };
 
 /**
@@ -255,7 +277,9 @@ struct torus_coll_list {
  * @tree_parent: installed parent direction
  * @tree_children: installed child directions
  * @lists: the node-list groups this node has joined
- * @reply: builds the answer to a requester (netlink; KUnit captures)
+ * @early_bytes: truesize of the frames in every slot's @early
+ * @reply: fills the answer to a requester, allocated at the join, and
+ *	returns it to be sent (netlink), or NULL (KUnit captures)
  * @rcu: deferred free
  * @slot: the operations
  */
@@ -268,7 +292,9 @@ struct torus_coll {
 	u8 tree_parent;
 	u16 tree_children;
 	struct torus_coll_list lists[TORUS_COLL_LISTS];
-	struct sk_buff *(*reply)(const struct torus_coll_done *done);
+	unsigned int early_bytes;
+	struct sk_buff *(*reply)(struct sk_buff *answer,
+				 const struct torus_coll_done *done);
 	struct rcu_head rcu;
 	struct torus_coll_slot slot[TORUS_COLL_SLOTS];
 };
@@ -335,6 +361,8 @@ int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,
 void torus_coll_rx(struct torus_node *node, struct torus_port *port,
 		   struct sk_buff *skb);
 void torus_coll_port_down(struct torus_node *node, struct torus_port *port);
+void torus_coll_requester_gone(struct torus_node *node, struct net *net,
+			       u32 portid);
 void torus_coll_tree_get(struct torus_node *node, bool *set, u8 *parent,
 			 u32 *children);
 void torus_coll_tree_install(struct torus_node *node, bool set, u8 parent,
@@ -363,7 +391,13 @@ int torus_coll_place_init(void);
 void torus_coll_place_exit(void);
 
 /* torus_coll_nl.c */
-struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done);
+extern const struct nla_policy
+torus_coll_tree_policy[TORUS_COLL_TREE_A_MAX + 1];
+size_t torus_coll_answer_size(u8 type, u32 count, bool vals, bool locs);
+struct sk_buff *torus_coll_nl_reply(struct sk_buff *answer,
+				    const struct torus_coll_done *done);
+int torus_coll_nl_init(void);
+void torus_coll_nl_exit(void);
 int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info);
 int torus_nl_coll_tree_set_doit(struct sk_buff *skb, struct genl_info *info);
 int torus_nl_coll_tree_get_doit(struct sk_buff *skb, struct genl_info *info);

@@ -18,22 +18,40 @@
 #include "torus_priv.h"
 #include "torus_coll.h"
 
-/* Build the answer to a requester (softirq or timer: atomic). */
-struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
+/**
+ * torus_coll_answer_size - the payload of an answer, for genlmsg_new()
+ * @type: enum torus_coll_type
+ * @count: elements
+ * @vals: the answer carries the result
+ * @locs: ... and the ranks of minloc and maxloc
+ *
+ * An answer is allocated when its operation is joined, this large, so
+ * that it is never lost for want of memory when the operation ends.
+ */
+size_t torus_coll_answer_size(u8 type, u32 count, bool vals, bool locs)
+{
+	size_t len = vals ? (size_t)count * torus_coll_type_size(type) : 0;
+
+	return nla_total_size(len) +
+	       nla_total_size(locs ? (size_t)count * sizeof(u32) : 0) +
+	       2 * nla_total_size(sizeof(u32)) + nla_total_size(0);
+}
+
+/*
+ * Fill the answer to a requester, allocated at its join with the room
+ * torus_coll_answer_size() gives (any context).  Return: @skb, or NULL
+ * (freed) if it was too small.
+ */
+struct sk_buff *torus_coll_nl_reply(struct sk_buff *skb,
+				    const struct torus_coll_done *done)
 {
 	unsigned int size = torus_coll_type_size(done->type);
 	size_t len = done->vals ? (size_t)done->count * size : 0;
 	size_t loc_len = done->locs ? (size_t)done->count * sizeof(u32) : 0;
-	struct sk_buff *skb;
 	struct nlattr *attr;
 	void *hdr;
 	u32 i;
 
-	skb = genlmsg_new(nla_total_size(len) + nla_total_size(loc_len) +
-			  2 * nla_total_size(4) + nla_total_size(0),
-			  GFP_ATOMIC);
-	if (!skb)
-		return NULL;
 	hdr = torus_nl_put_header(skb, done->portid, done->nlseq,
 				  TORUS_CMD_COLL);
 	if (!hdr || nla_put_u32(skb, TORUS_A_COLL_SEQ, done->seq))
@@ -64,15 +82,53 @@ struct sk_buff *torus_coll_nl_reply(const struct torus_coll_done *done)
 	genlmsg_end(skb, hdr);
 	return skb;
 fail:
+	WARN_ONCE(1, "torus: a collective's answer did not fit its room");
 	nlmsg_free(skb);
 	return NULL;
+}
+
+/*
+ * A netlink socket released: the operations its port asked for die with
+ * it, on the nodes of its netns (the only ones it could join on).
+ */
+static int coll_nl_release(struct notifier_block *nb, unsigned long event,
+			   void *ptr)
+{
+	struct netlink_notify *n = ptr;
+	struct net_device *dev;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !n->portid)
+		return NOTIFY_DONE;
+	rcu_read_lock();
+	for_each_netdev_rcu(n->net, dev)
+		if (netif_is_torus_node(dev))
+			torus_coll_requester_gone(netdev_priv(dev), n->net,
+						  n->portid);
+	rcu_read_unlock();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block coll_nl_notifier = {
+	.notifier_call = coll_nl_release,
+};
+
+int torus_coll_nl_init(void)
+{
+	return netlink_register_notifier(&coll_nl_notifier);
+}
+
+void torus_coll_nl_exit(void)
+{
+	netlink_unregister_notifier(&coll_nl_notifier);
 }
 
 /*
  * The node device of a request, held.  Not under RTNL: every node of a
  * fabric joins every operation, and RTNL is one lock for all netns.
  */
-static struct net_device *coll_nl_get_dev(struct genl_info *info)
+static struct net_device *coll_nl_get_dev(struct genl_info *info,
+					  netdevice_tracker *tracker)
 {
 	struct net *net = genl_info_net(info);
 	struct net_device *dev = NULL;
@@ -90,7 +146,7 @@ static struct net_device *coll_nl_get_dev(struct genl_info *info)
 		dev = dev_get_by_name_rcu(net, name);
 	}
 	if (dev && netif_is_torus_node(dev))
-		dev_hold(dev);
+		netdev_hold(dev, tracker, GFP_ATOMIC);
 	else
 		dev = NULL;
 	rcu_read_unlock();
@@ -285,6 +341,7 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 		.nlseq = info->snd_seq,
 		.timeout_ms = TORUS_COLL_TIMEOUT_MS,
 	};
+	netdevice_tracker tracker;
 	struct torus_node *node;
 	struct net_device *dev;
 	unsigned int size;
@@ -324,7 +381,7 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 		req.count = nla_len(data) / size;
 	}
 
-	dev = coll_nl_get_dev(info);
+	dev = coll_nl_get_dev(info, &tracker);
 	if (!dev)
 		return -ENODEV;
 	node = netdev_priv(dev);
@@ -361,12 +418,12 @@ int torus_nl_coll_doit(struct sk_buff *skb, struct genl_info *info)
 	if (err && req.place)
 		torus_coll_place_release(req.place);
 out:
-	dev_put(dev);
+	netdev_put(dev, &tracker);
 	return err;
 }
 
-static const struct nla_policy
-coll_tree_policy[TORUS_COLL_TREE_A_MAX + 1] = {
+/* TORUS_A_COLL_TREE: the request's policy checks it too */
+const struct nla_policy torus_coll_tree_policy[TORUS_COLL_TREE_A_MAX + 1] = {
 	[TORUS_COLL_TREE_A_PARENT]	= { .type = NLA_U8 },
 	[TORUS_COLL_TREE_A_CHILDREN]	= NLA_POLICY_MASK(NLA_U32,
 						GENMASK(TORUS_MAX_DIRS - 1, 0)),
@@ -383,7 +440,7 @@ int torus_nl_coll_tree_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 	if (nest) {
 		err = nla_parse_nested(tb, TORUS_COLL_TREE_A_MAX, nest,
-				       coll_tree_policy, info->extack);
+				       torus_coll_tree_policy, info->extack);
 		if (err)
 			return err;
 		if (tb[TORUS_COLL_TREE_A_PARENT])

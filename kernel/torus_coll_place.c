@@ -13,6 +13,7 @@
  */
 #include <linux/highmem.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/vmalloc.h>
@@ -70,8 +71,20 @@ struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
 		goto free;
 	}
 	p->written = write;
+	/* held as long as the operation: under RLIMIT_MEMLOCK, never in
+	 * movable memory (FOLL_LONGTERM)
+	 */
+	err = account_locked_vm(current->mm, p->npages, true);
+	if (err) {
+		NL_SET_ERR_MSG(extack,
+			       "torus: the buffer exceeds RLIMIT_MEMLOCK");
+		goto free;
+	}
+	p->mm = current->mm;
+	mmgrab(p->mm);
 	pinned = pin_user_pages_fast(start - off, p->npages,
-				     write ? FOLL_WRITE : 0, p->pages);
+				     (write ? FOLL_WRITE : 0) | FOLL_LONGTERM,
+				     p->pages);
 	if (pinned != p->npages) {
 		if (pinned > 0)
 			unpin_user_pages(p->pages, pinned);
@@ -84,7 +97,9 @@ struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
 		err = pinned < 0 && pinned != -EFAULT ? pinned : -EFAULT;
 		goto free;
 	}
-	p->map = vmap(p->pages, p->npages, VM_MAP, PAGE_KERNEL);
+	/* a buffer pinned for reading is mapped read-only too */
+	p->map = vmap(p->pages, p->npages, VM_MAP,
+		      write ? PAGE_KERNEL : PAGE_KERNEL_RO);
 	if (!p->map) {
 		unpin_user_pages(p->pages, p->npages);
 		err = -ENOMEM;
@@ -94,6 +109,10 @@ struct torus_coll_place *torus_coll_place_get(u64 addr, size_t len,
 	p->len = len;
 	return p;
 free:
+	if (p->mm) {
+		account_locked_vm(p->mm, p->npages, false);
+		mmdrop(p->mm);
+	}
 	kvfree(p->pages);
 	kfree(p);
 	return ERR_PTR(err);
@@ -105,6 +124,10 @@ void torus_coll_place_release(struct torus_coll_place *p)
 	if (p->map) {
 		vunmap(p->map);
 		unpin_user_pages_dirty_lock(p->pages, p->npages, p->written);
+	}
+	if (p->mm) {
+		account_locked_vm(p->mm, p->npages, false);
+		mmdrop(p->mm);
 	}
 	kvfree(p->pages);
 	kfree(p);

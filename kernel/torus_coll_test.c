@@ -772,15 +772,21 @@ struct coll_fixture {
 	bool send_barrier;	/* ... and a barrier's */
 	bool send_routed;	/* ... and a node list's, routed: */
 	u8 send_src, send_dst;	/* from and to these x */
+	bool send_forged;	/* ... and one-hop frames say they come from
+				 * send_src with a hop limit of send_hops
+				 */
+	u8 send_hops;
 };
 
 /* the reply hook is global to the node; one fixture at a time */
 static struct coll_fixture *coll_fx;
 
-static struct sk_buff *coll_fx_reply(const struct torus_coll_done *done)
+static struct sk_buff *coll_fx_reply(struct sk_buff *answer,
+				     const struct torus_coll_done *done)
 {
 	struct coll_fx_answer *a;
 
+	kfree_skb(answer);
 	if (!coll_fx || coll_fx->answers >= COLL_FX_ANSWERS)
 		return NULL;
 	a = &coll_fx->answer[coll_fx->answers];
@@ -969,6 +975,10 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 		src[0] = fx->send_src;
 		dst[0] = fx->send_dst;
 		hops = COLL_FX_HOPS;
+	}
+	if (fx->send_forged) {
+		src[0] = fx->send_src;
+		hops = fx->send_hops;
 	}
 	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
 		       hops);
@@ -1632,10 +1642,11 @@ static u64 coll_fx_drops(struct coll_fixture *fx, int reason)
 }
 
 /*
- * Frames a neighbour gets wrong: more elements than the operation has
- * is dropped and counted; an operation that disagrees with this node's,
- * or a frame shorter than it says, fails the operation (EPROTO, and an
- * abort to the tree) rather than corrupting it; the next one works.
+ * Frames a neighbour gets wrong: more elements than the operation has,
+ * or a frame shorter or longer than it says, is dropped and counted
+ * (the operation waits on for the right one); an operation that
+ * disagrees with this node's fails (EPROTO, and an abort to the tree)
+ * rather than corrupting it; the next one works.
  */
 static void torus_coll_malformed_test(struct kunit *test)
 {
@@ -1650,8 +1661,17 @@ static void torus_coll_malformed_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 1, 0, 1);
-	coll_fx_expect_error(test, fx, 0, -EPROTO);
-	coll_fx_expect_abort(test, fx, &fx->to_parent);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 1, 2, 1);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_MALFORMED),
+			before + 4);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 3);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
+	coll_fx_expect_error(test, fx, 0, -ECONNABORTED);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 1, 2, 1, 1, 1);
@@ -1816,8 +1836,13 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 	req.data = v;
 	KUNIT_ASSERT_EQ(test, fx->a_port->mtu, (unsigned int)ETH_DATA_LEN);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	/* the child's part as it sends it: a full frame and the rest */
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
-			 COLL_MTU_COUNT, COLL_MTU_COUNT, 1);
+			 COLL_MTU_COUNT - 1, COLL_MTU_COUNT - 1, 1);
+	fx->send_first = COLL_MTU_COUNT - 1;
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
+			 1, 1, 1);
+	fx->send_first = 0;
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	skb = skb_dequeue(&fx->to_parent);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
@@ -2017,6 +2042,7 @@ static struct torus_coll_place *coll_fx_place(struct kunit *test, s64 *buf)
 	KUNIT_ASSERT_NOT_NULL(test, place);
 	place->vals = (u64 *)buf;
 	place->len = COLL_PLACE_COUNT * sizeof(*buf);
+	place->written = true;
 	return place;
 }
 
@@ -2107,7 +2133,10 @@ static void torus_coll_place_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fx->answer[1].placed);
 
 	/* what the requester is sent: the flag, no copy of the result */
-	skb = torus_coll_nl_reply(&done);
+	skb = genlmsg_new(torus_coll_answer_size(done.type, done.count,
+						 false, false), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb = torus_coll_nl_reply(skb, &done);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	KUNIT_EXPECT_NOT_NULL(test, nlmsg_find_attr(nlmsg_hdr(skb),
 						    GENL_HDRLEN,
@@ -2185,6 +2214,331 @@ static void torus_coll_tree_change_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 }
 
+/* ---- a hostile neighbour ---- */
+
+/* The node's operation in flight (the only one), or NULL. */
+static struct torus_coll_slot *coll_fx_slot(struct coll_fixture *fx)
+{
+	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_coll *coll = rtnl_dereference(node->coll);
+	unsigned int i;
+
+	for (i = 0; i < TORUS_COLL_SLOTS; i++)
+		if (coll->slot[i].state == TORUS_COLL_JOINED ||
+		    coll->slot[i].state == TORUS_COLL_UP_SENT)
+			return &coll->slot[i];
+	return NULL;
+}
+
+/*
+ * A collective frame straight into the engine, as the child's port
+ * delivers it (the frames of the floods below, many and fast):
+ * @n int64 elements of an allreduce of @count, or of a broadcast's.
+ */
+static void coll_fx_rx(struct coll_fixture *fx, struct net_device *port,
+		       u8 phase, u16 group, u32 seq, u32 count, u32 first,
+		       u32 n)
+{
+	struct torus_node *node = netdev_priv(fx->node);
+	u8 src[TORUS_MAX_AXES] = { port == fx->a_port ? 0 : 2 };
+	u8 dst[TORUS_MAX_AXES] = { 1 };
+	struct torus_coll_hdr *ch;
+	struct sk_buff *skb;
+
+	skb = alloc_skb(TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + 8 * n,
+			GFP_KERNEL);
+	if (!skb)
+		return;
+	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
+		       1);
+	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
+	ch->phase = phase;
+	ch->kind = fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE;
+	ch->type = TORUS_COLL_INT64;
+	ch->op = fx->send_bcast ? 0 : TORUS_COLL_SUM;
+	ch->group = htons(group);
+	ch->seq = htonl(seq);
+	ch->count = htonl(count);
+	ch->first = htonl(first);
+	ch->n = htonl(n);
+	memset(skb_put(skb, 8 * n), 0x11, 8 * n);
+	rcu_read_lock();
+	local_bh_disable();
+	torus_coll_rx(node, torus_port_from_dev(port), skb);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
+/*
+ * A broadcast's root whose data are in its caller's buffer, pinned for
+ * reading only, on an installed tree where it has a parent: a child's
+ * UP frame with other values and a DOWN frame from the parent write
+ * nothing there, and the operation still ends.
+ */
+static void torus_coll_readonly_place_test(struct kunit *test)
+{
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_BCAST,
+		.type = TORUS_COLL_INT64,
+		.root = true,
+		.has_root_coord = true,
+		.root_coord = { 1 },
+		.count = COLL_PLACE_COUNT,
+		.timeout_ms = 5000,
+		.net = &init_net,
+	};
+	struct coll_fixture *fx = test->priv;
+	struct torus_coll_place *place;
+	s64 *buf;
+	u32 i;
+
+	buf = kunit_kmalloc_array(test, COLL_PLACE_COUNT, sizeof(*buf),
+				  GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	for (i = 0; i < COLL_PLACE_COUNT; i++)
+		buf[i] = 100 + i;
+	coll_fx_tree(fx, true, TORUS_DIR(0, 1), BIT(TORUS_DIR(0, 0)));
+	place = coll_fx_place(test, buf);
+	place->written = false;		/* the root's data, read only */
+	req.place = place;
+	fx->send_bcast = true;
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_PLACE_COUNT,
+			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -5);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	/* its own data go up, not the child's */
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 100);
+	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_PLACE_COUNT,
+			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -9);
+	coll_fx_expect_answer(test, fx, 0, 0);
+	KUNIT_EXPECT_TRUE(test, fx->answer[0].placed);
+	for (i = 0; i < COLL_PLACE_COUNT; i++)
+		KUNIT_EXPECT_EQ(test, buf[i], (s64)(100 + i));
+}
+
+/*
+ * Frames for operations nobody here joined cannot take what joins need:
+ * sixteen of them on as many groups (the slots there are) leave a join
+ * its slot, one beyond the window of sequence numbers is refused, and
+ * the joined operation runs.
+ */
+static void torus_coll_early_slots_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	u64 refused = coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED);
+	u32 seq;
+
+	for (seq = 1; seq <= TORUS_COLL_SLOTS; seq++)
+		coll_fx_rx(fx, fx->b_port, TORUS_COLL_UP, 0, seq, 1, 0, 1);
+	for (seq = 0; seq < TORUS_COLL_SLOTS; seq++)
+		coll_fx_rx(fx, fx->b_port, TORUS_COLL_UP,
+			   TORUS_COLL_GROUP_LIST | seq, seq, 1, 0, 1);
+	/* seq 16 of group 0 is beyond the window, and no slot was left */
+	KUNIT_EXPECT_GE(test, coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED),
+			refused + 1);
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 3);
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 7);
+	coll_fx_expect_answer(test, fx, 0, 7);
+}
+
+#define COLL_FX_FLOOD	100000
+
+/* Bytes kept in every slot's frames ahead of a join. */
+static size_t coll_fx_early_bytes(struct coll_fixture *fx)
+{
+	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_coll *coll = rtnl_dereference(node->coll);
+	struct sk_buff *skb;
+	size_t bytes = 0;
+	unsigned int i;
+
+	spin_lock_bh(&coll->lock);
+	for (i = 0; i < TORUS_COLL_SLOTS; i++)
+		skb_queue_walk(&coll->slot[i].early, skb)
+			bytes += skb->truesize;
+	spin_unlock_bh(&coll->lock);
+	return bytes;
+}
+
+/*
+ * 10^5 frames of the largest size, for every operation a neighbour may
+ * announce, leave what the node keeps under its budget.
+ */
+static void torus_coll_early_budget_test(struct kunit *test)
+{
+	u32 n = TORUS_COLL_FRAME_MAX / 8, i;
+	struct coll_fixture *fx = test->priv;
+
+	for (i = 0; i < COLL_FX_FLOOD; i++)
+		coll_fx_rx(fx, fx->b_port, TORUS_COLL_UP,
+			   i % 2 ? TORUS_COLL_GROUP_LIST | (i / 2 % 8) : 0,
+			   i / 16 % TORUS_COLL_SLOTS, TORUS_COLL_MAX_COUNT,
+			   0, n);
+	KUNIT_EXPECT_LE(test, coll_fx_early_bytes(fx),
+			(size_t)TORUS_COLL_EARLY_BYTES);
+	KUNIT_EXPECT_GT(test, coll_fx_early_bytes(fx), (size_t)0);
+}
+
+/*
+ * A rendezvous broadcast keeps for its child only what the message
+ * needs: 10^5 DOWN frames of no elements from the parent are refused,
+ * and so is a range beyond what is left of the message.
+ */
+static void torus_coll_down_q_bounded_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	struct torus_coll_slot *s;
+	u64 refused;
+	u32 i;
+
+	fx->send_bcast = true;
+	coll_fx_join_child_ahead(test, fx, COLL_FX_LARGE);
+	refused = coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED);
+	for (i = 0; i < COLL_FX_FLOOD; i++)
+		coll_fx_rx(fx, fx->a_port, TORUS_COLL_DOWN, 0, 0,
+			   COLL_FX_LARGE, 0, 0);
+	rtnl_lock();
+	s = coll_fx_slot(fx);
+	KUNIT_EXPECT_NOT_NULL(test, s);
+	if (s)
+		KUNIT_EXPECT_EQ(test, skb_queue_len(&s->down_q), 0U);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED),
+			refused + COLL_FX_FLOOD);
+	/* 40 of the message's 65, then 40 again: more than is left */
+	for (i = 0; i < 2; i++)
+		coll_fx_rx(fx, fx->a_port, TORUS_COLL_DOWN, 0, 0,
+			   COLL_FX_LARGE, 0, 40);
+	rtnl_lock();
+	s = coll_fx_slot(fx);
+	if (s)
+		KUNIT_EXPECT_EQ(test, skb_queue_len(&s->down_q), 1U);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED),
+			refused + COLL_FX_FLOOD + 1);
+}
+
+/*
+ * A child's range comes once, in order: the same element again is
+ * refused and counted, not merged twice; the next range is taken.
+ */
+static void torus_coll_up_repeat_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	s64 v[2] = { 1, 1 };
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = TORUS_COLL_SUM,
+		.count = 2,
+		.timeout_ms = 5000,
+		.data = v,
+		.net = &init_net,
+	};
+	u64 refused = coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED);
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 2, 1, 1, 10);
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 2, 1, 1, 10);
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED),
+			refused + 1);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	fx->send_first = 1;
+	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 2, 1, 1, 20);
+	fx->send_first = 0;
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 11);
+}
+
+/*
+ * A one-hop frame comes from the neighbour at its port: one that names
+ * another source, or that took two hops, is dropped as spoofed and the
+ * operation waits on; the neighbour's own is taken.
+ */
+static void torus_coll_spoofed_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	u64 spoofed = coll_fx_drops(fx, TORUS_DROP_SPOOFED);
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	fx->send_forged = true;
+	fx->send_src = 0;	/* the parent's coordinates, on the child's */
+	fx->send_hops = 1;
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 50);
+	fx->send_src = 2;	/* the child's, but from two hops away */
+	fx->send_hops = 2;
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 60);
+	fx->send_forged = false;
+	msleep(50);
+	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_SPOOFED),
+			spoofed + 2);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, 0), 3);
+}
+
+/*
+ * An operation dies with the socket that asked for it: it fails, the
+ * tree is told, and nothing is sent to the port (a later socket may
+ * have it).  Another port's operation is left alone.
+ */
+static void torus_coll_requester_gone_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	s64 v = 1;
+	struct torus_coll_req req = {
+		.kind = TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = TORUS_COLL_SUM,
+		.count = 1,
+		.timeout_ms = 5000,
+		.data = &v,
+		.net = &init_net,
+		.portid = 4242,
+	};
+
+	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
+	torus_coll_requester_gone(netdev_priv(fx->node), &init_net, 4243);
+	msleep(20);
+	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
+	torus_coll_requester_gone(netdev_priv(fx->node), &init_net, 4242);
+	coll_fx_expect_abort(test, fx, &fx->to_parent);
+	coll_fx_expect_abort(test, fx, &fx->to_child);
+	msleep(20);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+}
+
+/*
+ * An answer that could not carry its result is refused at the join
+ * (nla_len is 16 bits): 8192 int64 elements unplaced; 8191 fit.
+ */
+static void torus_coll_answer_room_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+
+	KUNIT_EXPECT_EQ(test, coll_fx_bcast_n(fx, 0, TORUS_COLL_MAX_COUNT, 0),
+			-EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
+	KUNIT_EXPECT_EQ(test, coll_fx_bcast_n(fx, 0, TORUS_COLL_MAX_COUNT - 1,
+					      0), 0);
+	rtnl_lock();
+	KUNIT_EXPECT_NOT_NULL(test, coll_fx_slot(fx));
+	if (coll_fx_slot(fx))
+		KUNIT_EXPECT_GE(test,
+				(size_t)skb_tailroom(coll_fx_slot(fx)->answer),
+				(size_t)(TORUS_COLL_MAX_COUNT - 1) * 8);
+	rtnl_unlock();
+}
+
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_barrier_test),
 	KUNIT_CASE(torus_coll_updown_test),
@@ -2209,6 +2563,14 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_list_root_test),
 	KUNIT_CASE(torus_coll_list_numbering_test),
 	KUNIT_CASE(torus_coll_place_test),
+	KUNIT_CASE(torus_coll_readonly_place_test),
+	KUNIT_CASE(torus_coll_early_slots_test),
+	KUNIT_CASE(torus_coll_early_budget_test),
+	KUNIT_CASE(torus_coll_down_q_bounded_test),
+	KUNIT_CASE(torus_coll_up_repeat_test),
+	KUNIT_CASE(torus_coll_spoofed_test),
+	KUNIT_CASE(torus_coll_requester_gone_test),
+	KUNIT_CASE(torus_coll_answer_room_test),
 	{}
 };
 

@@ -2,8 +2,9 @@
 /*
  * torus.ko: a self-configuring torus/mesh fabric.  Module init and exit:
  * segmentation of fabric frames, the cables' namespace hook, the netdev
- * notifier, the two link types, then the generic netlink family last, so
- * userspace never sees a half-ready module.
+ * notifier, the two link types, the netlink release notifier (an
+ * operation dies with the socket that asked for it), then the generic
+ * netlink family last, so userspace never sees a half-ready module.
  */
 #include <linux/module.h>
 #include <net/genetlink.h>
@@ -32,11 +33,16 @@ static int __init torus_init(void)
 	err = rtnl_link_register(&torport_link_ops);
 	if (err)
 		goto err_node_link;
-	err = torus_netlink_init();
+	err = torus_coll_nl_init();
 	if (err)
 		goto err_port_link;
+	err = torus_netlink_init();
+	if (err)
+		goto err_coll_nl;
 	return 0;
 
+err_coll_nl:
+	torus_coll_nl_exit();
 err_port_link:
 	rtnl_link_unregister(&torport_link_ops);
 err_node_link:
@@ -55,6 +61,7 @@ err_gso:
 static void __exit torus_exit(void)
 {
 	torus_netlink_exit();
+	torus_coll_nl_exit();
 	rtnl_link_unregister(&torport_link_ops);
 	rtnl_link_unregister(&torus_node_link_ops);
 	torus_node_notifier_exit();

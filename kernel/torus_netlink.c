@@ -159,7 +159,7 @@ static const struct nla_policy torus_policy[TORUS_A_MAX + 1] = {
 	[TORUS_A_PLAN]		= NLA_POLICY_NESTED(torus_plan_policy),
 	[TORUS_A_ROUTES_GENERATION]	= { .type = NLA_REJECT },
 	[TORUS_A_ROUTES_COUNT]	= { .type = NLA_REJECT },
-	[TORUS_A_COLL_TREE]	= { .type = NLA_NESTED },
+	[TORUS_A_COLL_TREE]	= NLA_POLICY_NESTED(torus_coll_tree_policy),
 	[TORUS_A_COLL_TREE_SET]	= { .type = NLA_REJECT },
 	[TORUS_A_COLL_KIND]	= NLA_POLICY_MAX(NLA_U8, TORUS_COLL_KIND_MAX),
 	[TORUS_A_COLL_TYPE]	= NLA_POLICY_MAX(NLA_U8, TORUS_COLL_TYPE_MAX),
@@ -670,6 +670,7 @@ static int torus_nl_parse_geom(struct genl_info *info, struct torus_geom *g)
 	struct netlink_ext_ack *extack = info->extack;
 	u32 coord[TORUS_MAX_AXES], dims[TORUS_MAX_AXES], wrap[TORUS_MAX_AXES];
 	int n, nd, nw, axis;
+	u64 size;
 
 	if (!info->attrs[TORUS_A_COORD] || !info->attrs[TORUS_A_DIMS]) {
 		NL_SET_ERR_MSG(extack,
@@ -705,6 +706,15 @@ static int torus_nl_parse_geom(struct genl_info *info, struct torus_geom *g)
 
 	memset(g, 0, sizeof(*g));
 	g->ndims = n;
+	for (axis = 0, size = 1; axis < n; axis++) {
+		/* a node's rank (collectives' node lists) is a u32 */
+		if (check_mul_overflow(size, (u64)dims[axis], &size) ||
+		    size > (u64)U32_MAX + 1) {
+			NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_DIMS],
+					    "torus: a fabric has at most 2^32 nodes");
+			return -ERANGE;
+		}
+	}
 	for (axis = 0; axis < n; axis++) {
 		if (coord[axis] >= dims[axis]) {
 			NL_SET_ERR_MSG_ATTR(extack, info->attrs[TORUS_A_COORD],

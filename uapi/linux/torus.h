@@ -579,11 +579,16 @@ enum torus_plan_attr {
  * @TORUS_DROP_OTHER_HOST: a frame unicast to another host's address,
  *	seen only because the port is promiscuous
  * @TORUS_DROP_SPOOFED: at delivery, the inner IP source address is not
- *	the address of the header's source coordinates
+ *	the address of the header's source coordinates; or a collective
+ *	frame that does not come from the neighbour or member it names
  * @TORUS_DROP_LAMB: a frame for a lamb, or sent by a lamb's own stack
  * @TORUS_DROP_NO_PLAN: the frame's plan is not installed on this node
  * @TORUS_DROP_RX_FULL: the receiving end of a torport cable had its
  *	receive buffer full (its node did not keep up)
+ * @TORUS_DROP_COLL_REFUSED: a collective frame the engine does not take:
+ *	for an operation outside the window of those it may hold, over
+ *	the node's budget for frames ahead of a join, a range of elements
+ *	already had or out of order, or from no edge of the tree
  */
 enum torus_drop_reason {
 	TORUS_DROP_MALFORMED,
@@ -604,6 +609,7 @@ enum torus_drop_reason {
 	TORUS_DROP_LAMB,
 	TORUS_DROP_NO_PLAN,
 	TORUS_DROP_RX_FULL,
+	TORUS_DROP_COLL_REFUSED,
 	/* add new reasons above */
 	__TORUS_DROP_MAX,
 	TORUS_DROP_MAX = __TORUS_DROP_MAX - 1
@@ -614,7 +620,7 @@ enum torus_drop_reason {
 	"malformed", "version", "not_placed", "bad_addr", "no_port",	\
 	"link_down", "hop_limit", "loss", "no_peer", "proto", "nomem",	\
 	"too_big", "vlan", "other_host", "spoofed", "lamb", "no_plan",	\
-	"rx_full" }
+	"rx_full", "coll_refused" }
 
 /**
  * enum torus_stats_attr - counters (all u64)
