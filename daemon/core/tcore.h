@@ -151,6 +151,8 @@ struct tc_stats {
 	uint64_t ls_bad_rx;	/* malformed: refused whole (-EBADMSG), also
 				 * counted in bad_rx */
 	uint64_t ls_foreign;	/* from a port with no adjacency: ignored */
+	uint64_t ls_hearsay;	/* records about a node we are adjacent to,
+				 * not from it: ignored */
 	uint64_t ls_overflow;	/* records refused: the database was full */
 	uint64_t ls_expired;	/* records aged out */
 };
@@ -308,7 +310,7 @@ int tc_ls_faults(const struct tc_node *n, uint8_t *dead, uint16_t *cut);
  * @seq and @mask (0: a tombstone), or -ENOENT.
  */
 int tc_ls_record(const struct tc_node *n, const uint8_t *coord,
-		 uint16_t *seq, uint16_t *mask);
+		 uint32_t *seq, uint16_t *mask);
 /* one record's share of tc_ls_info.digest (a sum over records) */
 uint64_t tc_ls_record_hash(uint32_t node, uint16_t mask);
 

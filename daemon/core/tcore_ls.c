@@ -69,6 +69,7 @@ void tc_ls_init(struct tc_node *n, uint8_t *mem)
 	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
 	ls->epoch_in = 1;
 	ls->generation = 1;
+	ls->relay_port = LS_LOCAL;
 }
 
 uint64_t tc_ls_record_hash(uint32_t node, uint16_t mask)
@@ -80,10 +81,16 @@ uint64_t tc_ls_record_hash(uint32_t node, uint16_t mask)
 	return h ^ (h >> 31);
 }
 
-/* a is newer than b, in 16-bit serial number arithmetic */
-static bool ls_newer(uint16_t a, uint16_t b)
+/*
+ * a is newer than b.  Sequence numbers are 32-bit and never wrap (a
+ * refresh every 64 hellos takes centuries to exhaust them): with
+ * serial number arithmetic, three versions about a third of the space
+ * apart each looked newer than the one before, and a neighbor replaying
+ * them kept the frame flooding forever.
+ */
+static bool ls_newer(uint32_t a, uint32_t b)
 {
-	return (int16_t)(uint16_t)(a - b) > 0;
+	return a > b;
 }
 
 static uint32_t ls_home(const struct tc_ls *ls, uint32_t key)
@@ -221,6 +228,7 @@ static void ls_clear(struct tc_ls *ls)
 	ls->leader = 0;
 	ls->adj = ls->sync = 0;
 	ls->was_full = false;
+	ls->relay_port = LS_LOCAL;
 }
 
 /* no room for another reporter (but our own record) */
@@ -252,7 +260,7 @@ static void ls_refuse(struct tc_node *n, uint16_t mask)
  * staggered boots leave many).
  */
 static void ls_store(struct tc_node *n, uint32_t s, uint32_t key,
-		     uint16_t seq, uint16_t mask, uint8_t from)
+		     uint32_t seq, uint16_t mask, uint8_t from)
 {
 	struct tc_ls *ls = &n->ls;
 
@@ -337,6 +345,72 @@ static uint16_t ls_ring_dirs(const struct tc_ls *ls, uint8_t ndims)
 	return m;
 }
 
+static uint32_t ls_step(const struct tc_ls *ls, uint8_t ndims, uint32_t idx,
+			uint8_t g);
+
+/* the frame index of the node across port @p, LS_EMPTY if none */
+static uint32_t ls_across(const struct tc_node *n, uint8_t p)
+{
+	const struct tc_ls *ls = &n->ls;
+	uint8_t c[TC_MAX_AXES], g;
+
+	if (n->R[p >> 1] == TC_NONE)
+		return LS_EMPTY;
+	g = tc_dir_apply(n->R, p);
+	ls_coord(ls, n->cfg.ndims, ls->self, c);
+	if (!ls_dir_exists(ls, c, g))
+		return LS_EMPTY;
+	return ls_step(ls, n->cfg.ndims, ls->self, g);
+}
+
+/*
+ * A cable's state is believed from its two ends only: a record is its
+ * reporter's word on its own cables, and the node across a cable knows
+ * it as well.  So a record that says an adjacent node's cable to us is
+ * down, while we hold an adjacency over that very cable, is taken from
+ * that node only (its copy reaches us over the adjacency); relayed by a
+ * third party it is made up or stale.  Returns the port of that
+ * adjacency, or LS_LOCAL when the record may be taken.
+ */
+/*
+ * The node across @q told us, in its last hello, that it hears us on
+ * that cable: its word on the cable is then that it is up, whatever a
+ * third party relays.  (A node that lost our hellos says otherwise, and
+ * its report of the cable reaches us through others.)
+ */
+static bool ls_hears_us(const struct tc_node *n, uint8_t q)
+{
+	const uint32_t *row;
+
+	if (!n->hop2)
+		return false;
+	row = n->hop2 + (size_t)q * tc_nports(n);
+	return row[n->nbr[q].peer_port] == tw_id_hash(n->cfg.id);
+}
+
+static uint8_t ls_hearsay(const struct tc_node *n, uint8_t port,
+			  uint32_t key, uint16_t mask)
+{
+	const struct tc_ls *ls = &n->ls;
+	uint8_t q, g;
+	uint16_t to_us;
+
+	if (!mask || ls_across(n, port) == key)
+		return LS_LOCAL;
+	for (q = 0; q < tc_nports(n); q++) {
+		if (!(ls->adj & (1u << q)) || q == port ||
+		    ls_across(n, q) != key || !ls_hears_us(n, q))
+			continue;
+		g = tc_dir_apply(n->R, q);
+		/* on a ring of two both of its cables on the axis reach us */
+		to_us = ls->dims[g >> 1] == 2 ? (uint16_t)(3u << (g & ~1u)) :
+						(uint16_t)(1u << (g ^ 1));
+		if (mask & to_us)
+			return q;
+	}
+	return LS_LOCAL;
+}
+
 /* a neighbor we exchange link state with: placed in our frame */
 static bool ls_nbr_ok(const struct tc_node *n, uint8_t p)
 {
@@ -355,6 +429,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	struct tw_ls_msg m;
 	bool full;
 	unsigned int i;
+	uint8_t q;
 
 	n->stats.msgs_rx++;
 	n->stats.bytes_rx += len;
@@ -406,11 +481,37 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if (i + LS_AHEAD < m.nrec)
 			ls_prefetch(ls, key[i + LS_AHEAD], full);
 		if (key[i] == ls->self) {
-			/* ours from an earlier life: outbid it */
+			/*
+			 * Ours as others hold it: from an earlier life, or
+			 * made up.  Jump past it, once: the next origination
+			 * outbids it everywhere, and the same copy seen again
+			 * is older than ours and changes nothing.
+			 */
 			if (ls_newer(r->seq, ls->seq) ||
 			    (r->seq == ls->seq && r->mask != ls->mask)) {
 				ls->seq = r->seq;
 				ls->force = true;
+			} else if (r->mask != ls->mask && ls->seq) {
+				/*
+				 * an older version, going round again (ours
+				 * aged out): ours again, same number, so that
+				 * whoever holds it learns better
+				 */
+				ls->reassert = true;
+			}
+			continue;
+		}
+		q = ls_hearsay(n, port, key[i], r->mask);
+		if (q != LS_LOCAL) {
+			n->stats.ls_hearsay++;
+			s = ls_find(ls, key[i]);
+			if ((ls->rec[s].key != key[i] ||
+			     ls_newer(r->seq, ls->rec[s].seq)) &&
+			    (ls->relay_port == LS_LOCAL ||
+			     ls_newer(r->seq, ls->relay_seq))) {
+				ls->relay_seq = r->seq;
+				ls->relay_mask = r->mask;
+				ls->relay_port = q;
 			}
 			continue;
 		}
@@ -558,11 +659,18 @@ static void ls_originate(struct tc_node *n)
 	bool force = ls->force;
 
 	ls->force = false;
+	if (ls->reassert && !force) {
+		ls_store(n, ls_find(ls, ls->self), ls->self, ls->seq,
+			 ls->mask, LS_LOCAL);
+	}
+	ls->reassert = false;
 	if (ls->refresh_in)
 		ls->refresh_in--;
 	if (!force && mask == ls->mask && (!mask || ls->refresh_in))
 		return;
-	ls->seq++;
+	/* pushed to the last number by a record made up: it stays there */
+	if (ls->seq < UINT32_MAX)
+		ls->seq++;
 	ls->mask = mask;
 	ls->refresh_in = n->cfg.ls_refresh_ticks;
 	ls_store(n, ls_find(ls, ls->self), ls->self, ls->seq, mask, LS_LOCAL);
@@ -689,7 +797,7 @@ static void ls_flood(struct tc_node *n)
 	uint32_t s, ahead, k;
 	struct tw_ls_rec r;
 
-	if (!ls->npend && !ls->sync)
+	if (!ls->npend && !ls->sync && ls->relay_port == LS_LOCAL)
 		return;
 	for (p = 0; p < tc_nports(n); p++) {
 		tw_ls_init(&out[p].b, out[p].buf, sizeof(out[p].buf), nd,
@@ -736,6 +844,17 @@ static void ls_flood(struct tc_node *n)
 		ls_sync_pos(ls)[p] = s;
 		if (s >= ls->slots)
 			ls->sync &= (uint16_t)~(1u << p);
+	}
+	/* a claim about an adjacent node, to that node: see struct tc_ls */
+	p = ls->relay_port;
+	if (p != LS_LOCAL && !(ls->adj & (1u << p))) {
+		ls->relay_port = LS_LOCAL;
+	} else if (p != LS_LOCAL && !ls_spent(&out[p], nd)) {
+		ls_coord(ls, nd, ls_across(n, p), r.coord);
+		r.seq = ls->relay_seq;
+		r.mask = ls->relay_mask;
+		ls_put(n, &out[p], p, &r);
+		ls->relay_port = LS_LOCAL;
 	}
 	for (p = 0; p < tc_nports(n); p++)
 		ls_flush(n, &out[p], p);
@@ -800,7 +919,8 @@ uint32_t tc_ls_next_deadline(const struct tc_node *n)
 
 	if (!ls->leader)
 		return next;
-	if (ls->npend || ls->sync || ls->force || (ls->mask && !ls->refresh_in))
+	if (ls->npend || ls->sync || ls->force || ls->reassert ||
+	    (ls->mask && !ls->refresh_in) || ls->relay_port != LS_LOCAL)
 		return 1;
 	if (ls->mask && ls->refresh_in < next)
 		next = ls->refresh_in;
@@ -872,7 +992,7 @@ void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info)
 }
 
 int tc_ls_record(const struct tc_node *n, const uint8_t *coord,
-		 uint16_t *seq, uint16_t *mask)
+		 uint32_t *seq, uint16_t *mask)
 {
 	const struct tc_ls *ls = &n->ls;
 	unsigned int k;

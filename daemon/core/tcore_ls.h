@@ -3,7 +3,7 @@
  * tcore link state: internals shared by tcore.c and tcore_ls.c only.
  *
  * The database is an open-addressed table (linear probing) keyed by the
- * reporter's node index in the frame; a slot is 10 bytes (the record,
+ * reporter's node index in the frame; a slot is 14 bytes (the record,
  * its aging epoch, its flooding state and a filter bit) so that 65,536
  * simulated nodes each holding some 12,000 records fit in memory.  The
  * slot order is the order records are flooded in: a layout other than
@@ -28,7 +28,7 @@
 
 struct tc_ls_rec {
 	uint32_t key;		/* reporter's node index, LS_EMPTY: free */
-	uint16_t seq;		/* serial number arithmetic (RFC 1982) */
+	uint32_t seq;		/* higher is newer: no wrap-around */
 	uint16_t mask;		/* bit per global direction: cable down */
 };
 
@@ -51,7 +51,7 @@ struct tc_ls {
 	uint32_t full_at;	/* tick a record was last refused */
 	uint32_t generation;
 	uint16_t dims[TC_MAX_AXES];
-	uint16_t seq;		/* this node's last sequence number */
+	uint32_t seq;		/* this node's last sequence number */
 	uint16_t mask;		/* ... and the mask it last flooded */
 	uint16_t now_mask;	/* the mask it sees now */
 	uint16_t refresh_in;	/* ticks to the next refresh */
@@ -66,8 +66,18 @@ struct tc_ls {
 	bool holding;		/* an unready neighbor is being held */
 	bool unknown;		/* a cable's state waits for settling's end */
 	bool force;		/* originate at the next tick, whatever */
+	bool reassert;		/* flood our record again, as it is */
 	bool was_full;
 	uint32_t pend_from;	/* no slot below it has LS_PEND */
+	/*
+	 * A record about an adjacent node that a third party sent, newer
+	 * than ours: not believed, but passed on to that node alone (at
+	 * the next tick, out of @relay_port), which outbids it if it is
+	 * made up.  The newest such claim waits; LS_LOCAL: none.
+	 */
+	uint32_t relay_seq;
+	uint16_t relay_mask;
+	uint8_t relay_port;
 };
 
 static inline uint8_t *ls_epoch(const struct tc_ls *ls)

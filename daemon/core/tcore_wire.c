@@ -439,8 +439,8 @@ bool tw_ls_put(struct tw_buf *b, uint8_t ndims, const struct tw_ls_rec *r)
 		return false;
 	v = b->p + b->len;
 	memcpy(v, r->coord, ndims);
-	put16(v + ndims, r->seq);
-	put16(v + ndims + 2, r->mask);
+	put32(v + ndims, r->seq);
+	put16(v + ndims + 4, r->mask);
 	b->len += TW_LS_REC(ndims);
 	b->p[3]++;
 	return true;
@@ -480,8 +480,8 @@ int tw_ls_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 
 		memset(r->coord, 0, sizeof(r->coord));
 		memcpy(r->coord, v, ndims);
-		r->seq = get16(v + ndims);
-		r->mask = get16(v + ndims + 2);
+		r->seq = get32(v + ndims);
+		r->mask = get16(v + ndims + 4);
 		if (r->mask >> (2 * ndims))
 			return -EBADMSG;
 		for (k = 0; dims && k < ndims; k++)

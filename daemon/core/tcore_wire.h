@@ -128,20 +128,23 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
  * u8 nrec, u64 sender id, u64 sender's leader, u32 geometry (a hash of
  * the extents and wrap its coordinates are in: after a ring grew, a
  * node still in the old numbering must not feed one in the new); then
- * nrec records of {u8 coord[ndims], u16 seq, u16 mask}.  Zero bytes may follow (Ethernet
- * padding); anything else makes the message invalid.  A message without
- * records asks the receiver for its whole database (a new adjacency).
+ * nrec records of {u8 coord[ndims], u32 seq, u16 mask}.  Sequence
+ * numbers are compared as plain integers (no wrap-around): of two
+ * versions of a record the higher number is the newer, always.  Zero
+ * bytes may follow (Ethernet padding); anything else makes the message
+ * invalid.  A message without records asks the receiver for its whole
+ * database (a new adjacency).
  */
 #define TW_LS_MAGIC	0x4c	/* 'L' */
-#define TW_LS_VERSION	2
+#define TW_LS_VERSION	3
 #define TW_LS_HDR	24
-#define TW_LS_REC(nd)	((size_t)(nd) + 4)
+#define TW_LS_REC(nd)	((size_t)(nd) + 6)
 /* records in the largest message: the most a decoder accepts */
 #define TW_LS_MAX_RECS	((TC_MSG_MAX - TW_LS_HDR) / TW_LS_REC(1))
 
 struct tw_ls_rec {
 	uint8_t coord[TC_MAX_AXES];
-	uint16_t seq;
+	uint32_t seq;
 	uint16_t mask;		/* bit per global direction: cable down */
 };
 

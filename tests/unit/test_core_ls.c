@@ -384,7 +384,8 @@ UNIT_TEST(ls_agree_mesh)
 UNIT_TEST(ls_restore_withdraws)
 {
 	struct tc_ls_info info;
-	uint16_t seq, mask;
+	uint32_t seq;
+	uint16_t mask;
 	uint8_t c[2];
 	int u, a = lidx(&L, 0, 0);
 
@@ -418,7 +419,8 @@ UNIT_TEST(ls_restore_withdraws)
 /* refresh raises the seq everywhere; a dead reporter's record ages out */
 UNIT_TEST(ls_refresh_and_aging)
 {
-	uint16_t seq0, seq1, mask;
+	uint32_t seq0, seq1;
+	uint16_t mask;
 	struct tc_node *far;
 	struct tc_stats st;
 	uint8_t c[2];
@@ -434,7 +436,7 @@ UNIT_TEST(ls_refresh_and_aging)
 		   mask == 1u << TORUS_DIR(0, 0));
 	lrun(&L, 20);		/* one refresh period */
 	UNIT_CHECK(tc_ls_record(far, c, &seq1, &mask) == 0 &&
-		   (int16_t)(seq1 - seq0) == 1);
+		   seq1 == seq0 + 1);
 	/* a dies: its record stays until the maximum age, then goes */
 	L.dead[a] = true;
 	lrun(&L, 40);
@@ -572,7 +574,7 @@ static struct tc_node *lmsg_setup(uint8_t *port, struct tc_view *v)
 }
 
 static size_t lbuild(uint8_t *buf, uint64_t id, uint64_t leader, int nrec,
-		     const uint8_t *c, uint16_t seq, uint16_t mask)
+		     const uint8_t *c, uint32_t seq, uint16_t mask)
 {
 	struct tw_ls_rec r;
 	struct tw_buf b;
@@ -752,6 +754,200 @@ UNIT_TEST(ls_restart_outbids_stale)
 	lfree(&L);
 }
 
+/* a message of @nrec records of the reporter at @c, seqs and masks given */
+static size_t lbuild_seqs(uint8_t *buf, uint64_t id, uint64_t leader,
+			  int nrec, const uint8_t *c, const uint32_t *seq,
+			  const uint16_t *mask)
+{
+	struct tw_ls_rec r;
+	struct tw_buf b;
+	int i;
+
+	tw_ls_init(&b, buf, TC_MSG_MAX, 2, id, leader, lgeom);
+	memset(&r, 0, sizeof(r));
+	r.coord[0] = c[0];
+	r.coord[1] = c[1];
+	for (i = 0; i < nrec; i++) {
+		r.seq = seq[i];
+		r.mask = mask[i];
+		tw_ls_put(&b, 2, &r);
+	}
+	return b.len;
+}
+
+/* link-state messages the whole fabric sent so far */
+static uint64_t lls_sent(const struct lfab *f)
+{
+	struct tc_stats st;
+	uint64_t sum = 0;
+	int u;
+
+	for (u = 0; u < f->nn; u++) {
+		tc_get_stats(f->node[u], &st);
+		sum += st.ls_msgs_tx;
+	}
+	return sum;
+}
+
+/* a fault-free 4x4 torus; node 5 and its neighbor across +x */
+static struct tc_node *lvictim(uint8_t *port, struct tc_view *v,
+			       uint64_t *nid)
+{
+	uint8_t g = TORUS_DIR(0, 0);
+
+	int u;
+
+	lsetup(&L, 4, 4, true, 0);
+	/* records outlive the test: what is flooded is the attack's */
+	L.max_age = 1000;
+	for (u = 0; u < L.nn; u++)
+		lstart(&L, u);
+	lrun(&L, LSETTLE);
+	tc_view(L.node[5], v);
+	*port = v->portmap[g];
+	*nid = 1000 + (uint64_t)lpeer(&L, 5, g);
+	lgeom = tw_ls_geom(2, v->dims, v->wrap);
+	return L.node[5];
+}
+
+/*
+ * A neighbor replays three versions of a far node's record, a third of
+ * the sequence space apart, every tick.  In serial number arithmetic
+ * each looked newer than the one before and the frame flooded them
+ * forever; now the highest wins once, the far node outbids it with a
+ * tombstone once, and then nothing more is flooded.
+ */
+UNIT_TEST(ls_three_versions_settle)
+{
+	uint32_t seq[3] = { 100, 100 + 0x55555555u, 100 + 0xaaaaaaaau };
+	uint16_t mask[3] = { 1, 2, 4 };
+	uint8_t buf[TC_MSG_MAX], port, c[2];
+	struct tc_ls_info info;
+	struct tc_node *n;
+	struct tc_view v;
+	uint64_t nid, sent;
+	size_t len;
+	int t, u;
+
+	n = lvictim(&port, &v, &nid);
+	lcoord(&L, lidx(&L, 2, 2), c);	/* not adjacent to node 5 */
+	len = lbuild_seqs(buf, nid, v.leader, 3, c, seq, mask);
+	sent = 0;
+	for (t = 0; t < 120; t++) {
+		UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+		lfab_round(&L);
+		if (t == 59)
+			sent = lls_sent(&L);
+	}
+	/* the last 60 ticks of the attack flooded nothing */
+	UNIT_CHECK(lls_sent(&L) == sent);
+	/* the far node's own word (no cable down) holds everywhere */
+	for (u = 0; u < L.nn; u++) {
+		tc_ls_info(L.node[u], &info);
+		UNIT_CHECK(info.faults == 0);
+	}
+	UNIT_CHECK(lcheck(&L, 0) == 0);
+	lfree(&L);
+}
+
+/*
+ * A neighbor replays our own record, three versions a third of the
+ * sequence space apart, every tick: we jump past the newest once and
+ * originate once, not at every tick.
+ */
+UNIT_TEST(ls_own_replay_originates_once)
+{
+	uint32_t seq[3], own, last;
+	uint16_t mask[3] = { 1, 2, 4 }, m;
+	uint8_t buf[TC_MSG_MAX], port;
+	struct tc_ls_info info;
+	struct tc_node *n;
+	struct tc_view v;
+	uint64_t nid;
+	int t, u, changes = 0;
+	size_t len;
+
+	n = lvictim(&port, &v, &nid);
+	/* nothing down: no record of ours yet, sequence number 0 */
+	UNIT_CHECK(tc_ls_record(n, v.coord, &own, &m) == -ENOENT);
+	own = 0;
+	seq[0] = own + 1;
+	seq[1] = own + 1 + 0x55555555u;
+	seq[2] = own + 1 + 0xaaaaaaaau;
+	len = lbuild_seqs(buf, nid, v.leader, 3, v.coord, seq, mask);
+	last = own;
+	for (t = 0; t < 100; t++) {
+		UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+		lfab_round(&L);
+		if (tc_ls_record(n, v.coord, &own, &m))
+			own = 0;
+		if (own != last)
+			changes++;
+		last = own;
+	}
+	UNIT_CHECK(changes == 1);
+	UNIT_CHECK(own == seq[2] + 1 && m == 0);
+	/* and the frame holds our word, not the replayed claims */
+	for (u = 0; u < L.nn; u++) {
+		tc_ls_info(L.node[u], &info);
+		UNIT_CHECK(info.faults == 0);
+	}
+	lfree(&L);
+}
+
+/*
+ * A cable's state is believed from its ends only: a neighbor's claim
+ * that another neighbor of ours has its cable to us down is ignored
+ * (and counted; it is passed on to that neighbor alone), while the
+ * neighbor's claim about its own cable is taken.
+ */
+UNIT_TEST(ls_third_party_claim_ignored)
+{
+	uint16_t mask = 1u << TORUS_DIR(0, 0);
+	uint8_t buf[TC_MSG_MAX], port, c[2];
+	struct lsnap s0, s1;
+	struct tc_node *n;
+	struct tc_view v;
+	uint32_t seq = 1000;
+	uint64_t nid;
+	size_t len;
+
+	n = lvictim(&port, &v, &nid);
+	lsnap(n, &s0);
+	/* node 6 (across +x) says node 4 (across -x) has its cable to
+	 * node 5 down */
+	lcoord(&L, 4, c);
+	len = lbuild_seqs(buf, nid, v.leader, 1, c, &seq, &mask);
+	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+	/* ... and that node 9 (across +y) has it down */
+	mask = 1u << TORUS_DIR(1, 1);
+	lcoord(&L, 9, c);
+	len = lbuild_seqs(buf, nid, v.leader, 1, c, &seq, &mask);
+	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+	lsnap(n, &s1);
+	UNIT_CHECK(s1.st.ls_hearsay == s0.st.ls_hearsay + 2);
+	UNIT_CHECK(s1.info.records == s0.info.records &&
+		   s1.info.faults == 0 &&
+		   s1.info.generation == s0.info.generation);
+	lrun(&L, 10);
+	UNIT_CHECK(lcheck(&L, 0) == 0);
+	/* the claims reached nodes 4 and 9, which outbid them */
+	lcoord(&L, 4, c);
+	UNIT_CHECK(tc_ls_record(L.node[4], c, &seq, &mask) == 0 &&
+		   seq == 1001 && mask == 0);
+	/* node 6 about itself: its own word, taken */
+	lsnap(n, &s0);
+	seq = 2000;
+	mask = 1u << TORUS_DIR(1, 1);
+	lcoord(&L, 6, c);
+	len = lbuild_seqs(buf, nid, v.leader, 1, c, &seq, &mask);
+	UNIT_CHECK(tc_receive(n, port, buf, len) == 0);
+	lsnap(n, &s1);
+	UNIT_CHECK(s1.info.records == s0.info.records + 1 &&
+		   s1.info.faults == 1);
+	lfree(&L);
+}
+
 /* restart @u's daemon on a placed kernel: a fresh core that resumes */
 static int lresume(struct lfab *f, int u)
 {
@@ -789,7 +985,8 @@ UNIT_TEST(ls_resume_reports_no_silence_while_settling)
 {
 	int a = lidx(&L, 2, 2), b, u, r, worst = 0, settling = 0, at = -1;
 	struct tc_ls_info info;
-	uint16_t seq, mask;
+	uint32_t seq;
+	uint16_t mask;
 	uint8_t c[2];
 
 	lsetup(&L, 5, 5, true, 0);
@@ -879,6 +1076,9 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(ls_malformed_refused),
 	UNIT_CASE(ls_foreign_ignored),
 	UNIT_CASE(ls_restart_outbids_stale),
+	UNIT_CASE(ls_three_versions_settle),
+	UNIT_CASE(ls_own_replay_originates_once),
+	UNIT_CASE(ls_third_party_claim_ignored),
 	UNIT_CASE(ls_resume_reports_no_silence_while_settling),
 	UNIT_CASE(ls_resume_staggered_within_settling),
 };

@@ -459,7 +459,7 @@ static void ls_last_word(struct sim_ls_state *st,
 {
 	struct tc_node *tn = net->node(net->ctx, st->victim);
 	struct tc_view v;
-	uint16_t seq;
+	uint32_t seq;
 
 	tc_view(tn, &v);
 	st->victim_idx = ls_own_index(&v);

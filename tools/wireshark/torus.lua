@@ -259,7 +259,8 @@ local function dissect_tlvs(tvb, pinfo, tree)
 end
 
 local function dissect_ls(tvb, pinfo, tree)
-	-- version 2: u32 geometry after the leader (tcore_wire.h)
+	-- version 3: u32 geometry after the leader, u32 sequence numbers
+	-- (tcore_wire.h)
 	if tvb:len() < 24 then
 		tree:add_proto_expert_info(e_short)
 		return "link state (truncated)"
@@ -271,19 +272,19 @@ local function dissect_ls(tvb, pinfo, tree)
 	tree:add(f.leader, tvb(12, 8))
 	tree:add(f.ls_geom, tvb(20, 4))
 	for i = 0, nrec - 1 do
-		local p = 24 + i * (n + 4)
-		if p + n + 4 > tvb:len() then
+		local p = 24 + i * (n + 6)
+		if p + n + 6 > tvb:len() then
 			tree:add_proto_expert_info(e_short)
 			break
 		end
-		local mask, down = tvb(p + n + 2, 2):uint(), {}
+		local mask, down = tvb(p + n + 4, 2):uint(), {}
 		for d = 0, 2 * n - 1 do
 			if bit.band(mask, bit.lshift(1, d)) ~= 0 then
 				down[#down + 1] = dir_name(d)
 			end
 		end
-		tree:add(f.ls_rec, tvb(p, n + 4), string.format("%s, %d, [%s]",
-			coord_text(tvb, p, n), tvb(p + n, 2):uint(),
+		tree:add(f.ls_rec, tvb(p, n + 6), string.format("%s, %d, [%s]",
+			coord_text(tvb, p, n), tvb(p + n, 4):uint(),
 			table.concat(down, ",")))
 	end
 	return nrec == 0 and "link state request" or
