@@ -94,8 +94,12 @@ expect route_add_plan_0_alone 2 'missing "via COORD", "dir DIR" or "plan N"' \
 expect route_add_bad_plan 2 'invalid plan "8"' route add 1,2 plan 8
 expect route_add_plan1_needs_via 2 'needs "via COORD"' \
 	route add 1,2 dir +x plan1 2
-expect route_plans_bad 2 'invalid plan "1:xx"' route plans 1:xx
-expect route_plans_twice 2 'plan 1 given twice' route plans 1:yx 1:xy
+expect route_plans_bad 2 'invalid plan "1:xx"' route plans set 1:xx
+expect route_plans_twice 2 'plan 1 given twice' route plans set 1:yx 1:xy
+expect route_plans_set_none 2 'missing PLAN' route plans set dev tor0
+expect route_plans_flush_plan 2 'takes no PLAN' route plans flush 1:yx
+# the old grammar, where a bare list replaced the plans, is refused
+expect route_plans_old_grammar 2 'unknown keyword "1:yx"' route plans 1:yx
 expect route_path_missing_dst 2 'missing COORD' route path dev tor0
 expect route_path_bad_dst 2 'invalid coordinates "1,x"' route path 1,x
 expect route_path_two_dsts 2 'unknown' route path 1,2 3,4
@@ -108,16 +112,59 @@ expect route_batch_dev_in_file 2 'belongs on the command line' \
 	route batch "$tmp/routes"
 expect route_batch_no_file 1 'cannot open' route batch "$tmp/no-such-file"
 expect route_batch_missing_file 2 'missing FILE' route batch replace
-expect portmap_bad_dir 2 'invalid direction "x"' port map dev tor0 x tp0
+expect portmap_bad_dir 2 'invalid direction "x"' port map set dev tor0 x tp0
 expect portmap_missing_port 2 'missing argument after "+x"' \
-	port map dev tor0 +x
+	port map set dev tor0 +x
 expect portmap_twice 2 'direction "+x" given twice' \
-	port map +x lo +x lo
+	port map set +x lo +x lo
+expect portmap_set_none 2 'missing "DIR PORT"' port map set dev tor0
+# the old grammar, where "port map dev DEV" cleared the map, is refused
+expect portmap_old_grammar 2 'unknown keyword "dev"' port map dev tor0
+expect portmap_help 0 'torus port map flush' port map help
 expect port_set_bad_dir 2 'invalid dir "+q"' port set eth0 dir +q
 expect port_set_missing_dir 2 'missing "dir LABEL"' port set eth0
 expect port_set_help 0 'torus port set PORT dir' port help
 expect netns_missing 1 'cannot open network namespace "no-such-ns"' \
 	-n no-such-ns node show
+
+# requests NAME WANT ARGS...: the requests ARGS send, to a made-up
+# "torus" family (tests/unit/fake_genl.c, preloaded), are exactly WANT
+# (lines "NAME do|dump", joined by ";"): a read never sends a change
+requests()
+{
+	name=$1 want=$2
+	shift 2
+	if [ -z "${FAKE_GENL:-}" ] || [ ! -f "$FAKE_GENL" ]; then
+		echo "SKIP: unit/cli_$name: no fake family (FAKE_GENL unset: make -C tools test sets it)"
+		return
+	fi
+	: >"$tmp/genl"
+	ASAN_OPTIONS="$ASAN_OPTIONS:verify_asan_link_order=0" \
+	LD_PRELOAD="$FAKE_GENL" FAKE_GENL_LOG="$tmp/genl" \
+		"$TORUS" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	got=$(paste -s -d ';' "$tmp/genl")
+	ok=0
+	if [ "$rc" != 0 ] || [ "$got" != "$want" ]; then
+		echo "    $name: exit $rc, requests \"$got\", want \"$want\"" >&2
+		ok=1
+	fi
+	result $ok "$name"
+}
+
+case ${FAKE_GENL:-} in
+''|/*) ;;
+*) FAKE_GENL=$(pwd)/$FAKE_GENL ;;
+esac
+# a bare "port map" or "route plans" shows, as iproute2's objects do
+requests portmap_bare_reads 'port_get dump' port map
+requests portmap_show_reads 'port_get dump' port map show dev lo
+requests portmap_flush_changes 'portmap_set do' port map flush dev lo
+requests portmap_set_changes 'portmap_set do' port map set dev lo +x lo
+requests plans_bare_reads 'node_get dump' route plans
+requests plans_show_reads 'node_get do' route plans show dev lo
+requests plans_flush_changes 'plan_set do' route plans flush dev lo
+requests plans_set_changes 'plan_set do' route plans set 1:yx dev lo
 
 # without the module: an error, never a crash (with it: success)
 run node show

@@ -448,6 +448,17 @@ void node_rec_print_fields(const struct torus_node_rec *r, int stats)
 	close_json_object();
 }
 
+void node_plans_print(const struct torus_node_rec *r)
+{
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "ifname", "%s:", r->ifname);
+	print_plans(r);
+	if (!r->plans_present)
+		print_string(PRINT_FP, NULL, "%s", " plan 0 only");
+	print_nl();
+	close_json_object();
+}
+
 void node_rec_print(const struct torus_node_rec *r, int stats)
 {
 	open_json_object(NULL);

@@ -115,6 +115,8 @@ void node_rec_print_fields(const struct torus_node_rec *r, int stats);
 void port_rec_print_fields(const struct torus_port_rec *r, int stats);
 /* one JSON object (an array element), or the text lines */
 void node_rec_print(const struct torus_node_rec *r, int stats);
+/* the node's plans 1..7 alone: "route plans show" */
+void node_plans_print(const struct torus_node_rec *r);
 void port_rec_print(const struct torus_port_rec *r, int stats);
 /* route show entry, route get result */
 void route_rec_print(const struct torus_route_rec *r);

@@ -8,7 +8,9 @@
  *		[ dev DEV ]
  *	torus route del [ COORD ] [ dev DEV ]
  *	torus route batch { FILE | - } [ replace ] [ dev DEV ]
- *	torus route plans [ PLAN ... ] [ dev DEV ]
+ *	torus route plans [ show ] [ dev DEV ]
+ *	torus route plans set PLAN [ PLAN ... ] [ dev DEV ]
+ *	torus route plans flush [ dev DEV ]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +35,9 @@ void route_usage(FILE *f)
 		"                       [ plan N ] [ dev DEV ]\n"
 		"       torus route del [ COORD ] [ dev DEV ]\n"
 		"       torus route batch { FILE | - } [ replace ] [ dev DEV ]\n"
-		"       torus route plans [ PLAN ... ] [ dev DEV ]\n"
+		"       torus route plans [ show ] [ dev DEV ]\n"
+		"       torus route plans set PLAN [ PLAN ... ] [ dev DEV ]\n"
+		"       torus route plans flush [ dev DEV ]\n"
 		"       torus route path COORD [ dev DEV ]\n"
 		"where  COORD := C[,C...]   0 <= C <= 255, one per axis\n"
 		"       DIR   := { +x | -x | ... | +e | -e }, a global direction\n"
@@ -49,8 +53,9 @@ void route_usage(FILE *f)
 		"       \"COORD [ via COORD | dir DIR ] [ plan N ]\" per line\n"
 		"       (# comments) and sets them all in one request; with\n"
 		"       \"replace\" they become the whole table\n"
-		"       \"route plans\" replaces the node's plans 1..7 (none given:\n"
-		"       only plan 0 is left)\n"
+		"       \"route plans\" alone shows the node's plans 1..7;\n"
+		"       \"route plans set\" replaces them all with those given,\n"
+		"       \"route plans flush\" drops them (only plan 0 is left)\n"
 		"       \"route path\" prints the whole path to COORD hop by hop as\n"
 		"       the node's torusd computed it (it asks torusd)\n");
 }
@@ -422,8 +427,38 @@ out:
 	return ret;
 }
 
-/* the node's plans 1..7, replaced in one request */
-static int route_plans(int argc, char **argv)
+static int plans_show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct torus_node_rec *r = data;
+
+	if (!node_rec_parse(nlh, r))
+		node_plans_print(r);
+	return MNL_CB_OK;
+}
+
+/* the node's plans 1..7 as the module holds them: read only */
+static int route_plans_show(int argc, char **argv)
+{
+	struct torus_node_rec r;
+	struct nlsock *genl;
+	struct nlmsghdr *nlh;
+	const char *dev;
+	int ret;
+
+	ret = parse_dev_arg(OBJ, argc, argv, &dev);
+	if (ret)
+		return ret;
+	genl = ns_genl();
+	if (!genl)
+		return EXIT_ERR;
+	nlh = mnlg_msg(genl, TORUS_CMD_NODE_GET, dev ? 0 : NLM_F_DUMP);
+	if (dev)
+		mnl_attr_put_strz(nlh, TORUS_A_IFNAME, dev);
+	return show_talk(genl, nlh, plans_show_cb, &r);
+}
+
+/* the node's plans 1..7, replaced in one request (none: all dropped) */
+static int plans_request(int argc, char **argv, bool flush)
 {
 	uint8_t order[TORUS_MAX_AXES], policy[TORUS_MAX_AXES], index;
 	const char *dev = NULL;
@@ -447,6 +482,10 @@ static int route_plans(int argc, char **argv)
 		} else {
 			seen |= 1u << index;
 		}
+	if (!seen && !flush)
+		return usage_error(OBJ, "missing PLAN (\"route plans flush\" drops them all)");
+	if (seen && flush)
+		return usage_error(OBJ, "\"route plans flush\" takes no PLAN");
 	nlh = node_msg(dev, TORUS_CMD_PLAN_SET, &genl);
 	if (!nlh)
 		return EXIT_ERR;
@@ -472,6 +511,29 @@ static int route_plans(int argc, char **argv)
 		mnl_attr_nest_end(nlh, nest);
 	}
 	return nlsock_talk(genl, nlh, NULL, NULL) ? EXIT_ERR : EXIT_OK;
+}
+
+static int route_plans_set(int argc, char **argv)
+{
+	return plans_request(argc, argv, false);
+}
+
+static int route_plans_flush(int argc, char **argv)
+{
+	return plans_request(argc, argv, true);
+}
+
+static const struct cmd plans_cmds[] = {
+	{ "show",	route_plans_show },
+	{ "set",	route_plans_set },
+	{ "flush",	route_plans_flush },
+	{}
+};
+
+/* iproute2's grammar: a bare "route plans" shows, changes are named */
+static int route_plans(int argc, char **argv)
+{
+	return do_cmds(OBJ, plans_cmds, route_usage, argc, argv);
 }
 
 static const struct cmd route_cmds[] = {
