@@ -131,11 +131,11 @@ setup_torus() {
 	for i in $(seq 0 $((N - 1))); do
 		echo "-n n$i node set dev tor0 id $((i + 1)) coord $i dims $N wrap 0 state placed role static" >>"$b"
 		if [ "$i" -eq 0 ]; then
-			echo "-n n$i port map dev tor0 +x px" >>"$b"
+			echo "-n n$i port map set dev tor0 +x px" >>"$b"
 		elif [ "$i" -eq $((N - 1)) ]; then
-			echo "-n n$i port map dev tor0 -x mx" >>"$b"
+			echo "-n n$i port map set dev tor0 -x mx" >>"$b"
 		else
-			echo "-n n$i port map dev tor0 +x px -x mx" >>"$b"
+			echo "-n n$i port map set dev tor0 +x px -x mx" >>"$b"
 		fi
 	done
 	$T -b "$b" || die "torus -b: building the torus line failed"

@@ -189,8 +189,8 @@ def two_node_fabric():
         "link add pz dir +z netns m0 master tor0 peer mz dir -z netns m1",
         "-n m0 node set dev tor0 id 1 coord 0,0,0 dims 2,1,1 wrap 0,0,0",
         "-n m1 node set dev tor0 id 2 coord 1,0,0 dims 2,1,1 wrap 0,0,0",
-        "-n m0 port map dev tor0 +x px",
-        "-n m1 port map dev tor0 -x mx"])
+        "-n m0 port map set dev tor0 +x px",
+        "-n m1 port map set dev tor0 -x mx"])
     for ns, ports, a in (("m0", ["px", "py", "pz"], "10.0.0.0"),
                          ("m1", ["mx", "my", "mz"], "10.1.0.0")):
         def setup(nl, ports=ports, a=a):

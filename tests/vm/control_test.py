@@ -173,11 +173,13 @@ def check_batch_timing(n):
 # every command that changes state, on the node set up by setup()
 CHANGES = [
     ["node", "set", "dev", "tor0", "id", "9"],
-    ["port", "map", "dev", "tor0", "+x", "px"],
+    ["port", "map", "set", "dev", "tor0", "+x", "px"],
+    ["port", "map", "flush", "dev", "tor0"],
     ["cable", "set", "px", "down"],
     ["route", "add", "1,1", "dir", "+x"],
     ["route", "del"],
-    ["route", "plans", "1:yx"],
+    ["route", "plans", "set", "1:yx"],
+    ["route", "plans", "flush"],
     ["stats", "reset"],
     ["node", "rediscover", "dev", "tor0"],
 ]
@@ -198,6 +200,10 @@ def check_nobody():
     node_set("coord", "0,0", "dims", "8,8", "id", "5")
     res = torus_as(NOBODY, "-j", "node", "show")
     assert res.returncode == 0, res.stderr
+    # bare "port map" and "route plans" only read
+    for args in (["port", "map"], ["route", "plans"]):
+        res = torus_as(NOBODY, "-j", *args)
+        assert res.returncode == 0, "%s: %r" % (" ".join(args), res.stderr)
     refused_with_reason(NOBODY, "nobody")
     assert node_id(torus_json("node", "show")[0]) == "5"
 

@@ -67,7 +67,7 @@ def pair_build(kind):
             ip("-n", ns, "link", "set", dev, "up")
         torus(ns, "node", "set", "dev", "tor0", "coord", str(coord),
               "dims", "2", "wrap", "0")
-        torus(ns, "port", "map", "dev", "tor0", d, port)
+        torus(ns, "port", "map", "set", "dev", "tor0", d, port)
         ip("-n", ns, "addr", "add", addr4((coord,)) + "/8", "dev", "tor0")
 
 

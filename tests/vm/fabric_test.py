@@ -225,7 +225,7 @@ def check_loop(rack):
     """A wrong port map makes a loop; the hop limit ends it, counted."""
     src, mid, dst = (0, 0, 0), (1, 0, 0), (2, 0, 0)
     ns = rack.ns(mid)
-    torus_lab.run(["torus", "-n", ns, "port", "map", "dev", "tor0",
+    torus_lab.run(["torus", "-n", ns, "port", "map", "set", "dev", "tor0",
                    "+x", "mx", "-x", "px", "+y", "py", "-y", "my",
                    "+z", "pz", "-z", "mz"])
     try:
@@ -249,7 +249,7 @@ def check_bad_input(rack):
          "outside"),
         (["node", "set", "dev", "tor0", "coord", "0,0", "dims", "4,4,4"],
          "same"),
-        (["port", "map", "dev", "tor0", "+x", "lo"], "not a port"),
+        (["port", "map", "set", "dev", "tor0", "+x", "lo"], "not a port"),
         (["route", "get", "9,9,9"], "outside"),
         (["route", "add", "1,1,1", "via", "4,0,0"], "outside"),
         (["cable", "set", "tor0", "down"], "torport"),

@@ -105,7 +105,7 @@ def check_route_get(rack):
             got["next_dir"]) == ("dor", 0, 0, 0, "+x"), got
     # every node holds the same plans: transit nodes route by them
     for c in rack.nodes:
-        torus(rack.ns(c), "route", "plans", "1:yx:+,-", "2:xy")
+        torus(rack.ns(c), "route", "plans", "set", "1:yx:+,-", "2:xy")
     torus(ns, "route", "add", "2,1", "via", "0,2", "plan", "1", "plan1",
           "2")
     try:
@@ -128,7 +128,7 @@ def check_route_get(rack):
     finally:
         torus(ns, "route", "del")
         for c in rack.nodes:
-            torus(rack.ns(c), "route", "plans")
+            torus(rack.ns(c), "route", "plans", "flush")
     assert tjson(ns, "node", "show")[0]["plans"] == []
 
 

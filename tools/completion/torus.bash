@@ -65,11 +65,12 @@ _torus_keywords()
 	"link add") echo dir netns master peer ;;
 	"link set") echo master nomaster ;;
 	"node show" | "node rediscover" | "neighbor show" | "stats reset" | \
-	"route show" | "route get" | "route plans" | "route path")
+	"route show" | "route get" | "route path")
 		echo dev ;;
+	"route plans") echo show set flush dev ;;
 	"node set") echo dev id coord dims wrap state role reason hoplimit ;;
 	"port show") echo dev port ;;
-	"port map") echo dev; _torus_dirs ;;
+	"port map") echo show set flush dev; _torus_dirs ;;
 	"port set") echo dir ;;
 	"cable set") echo up down loss ;;
 	"route add") echo via plan1 dir plan dev ;;

@@ -588,7 +588,10 @@ class Rack:
                                       dims, wrap))
             pm = " ".join("%s %s" % (dir_name(a, n), self.port(coord, a, n))
                           for a, n in self.ports(coord))
-            lines.append("-n %s port map dev tor0 %s" % (ns, pm))
+            if pm:
+                lines.append("-n %s port map set dev tor0 %s" % (ns, pm))
+            else:
+                lines.append("-n %s port map flush dev tor0" % ns)
         self.torus_batch(lines)
 
     def torus_batch(self, lines, json_out=False, force=False, stats=False):
