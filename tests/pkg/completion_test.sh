@@ -40,8 +40,9 @@ want peer link add tpa dir +x ""
 want lo node show dev ""
 want coord node set ""
 want loss cable set tp0 ""
-want --svg topo ""
-want --dot topo --path 0,0 1,1 ""
+want svg topo ""
+want dot topo path 0,0 1,1 ""
+want from topo show ""
 
 if [ -n "$missing" ]; then
 	echo "not offered:$missing"

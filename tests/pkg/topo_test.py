@@ -59,7 +59,7 @@ def shot(svg, name):
 def picture_case():
     name = "topo_svg_shows_dead_missing_lamb_leader_path_in_chromium"
     svg = os.path.join(OUT, "doc.svg")
-    torus("topo", "--from", DOC, "--svg", svg)
+    torus("topo", "from", DOC, "svg", svg)
     counts, distinct = shot(svg, "doc")
     # each kind of node is a 30 px disc (~700 px, a cross over the dead
     # ones); the path is a 6 px band over 3 hops; cut cables are dashes
@@ -79,7 +79,7 @@ def slices_case():
            "nodes": [{"name": "a", "coord": [1, 1, 2, 1],
                       "state": "placed", "role": "member", "reason": ""}],
            "cables": [], "path": []}
-    svg = torus("topo", "--from", "-", "--svg", "-",
+    svg = torus("topo", "from", "-", "svg", "-",
                 stdin=json.dumps(doc)).stdout
     titles = re.findall(r'<text class="title"[^>]*>([^<]*)<', svg)
     want = ["z=%d a=%d" % (z, a) for a in range(2) for z in range(3)]
@@ -91,7 +91,7 @@ def round_trip_case():
     name = "topo_document_round_trip_and_result_wrapper"
     with open(DOC) as f:
         doc = json.load(f)
-    back = json.loads(torus("-j", "topo", "--from", DOC).stdout)
+    back = json.loads(torus("-j", "topo", "from", DOC).stdout)
     wrapped = json.loads(torus("-j", "topo", "--from", "-",
                                stdin=json.dumps({"ok": True, "topo": doc})
                                ).stdout)
@@ -111,7 +111,7 @@ def malformed_case():
            '[' * 100 + ']' * 100]
     wrong = []
     for text in bad:
-        res = torus("topo", "--from", "-", check=False, stdin=text)
+        res = torus("topo", "from", "-", check=False, stdin=text)
         if res.returncode != 1 or not res.stderr.startswith("Error: -: "):
             wrong.append((text[:30], res.returncode, res.stderr[:80]))
     result(name, not wrong, "accepted or wrong error: %s" % wrong)
@@ -119,7 +119,7 @@ def malformed_case():
 
 def dot_case():
     name = "topo_dot_marks_dead_cut_and_path"
-    dot = torus("topo", "--from", DOC, "--dot").stdout
+    dot = torus("topo", "from", DOC, "dot").stdout
     ok = (dot.startswith("graph torus {") and dot.rstrip().endswith("}")
           and '"2,1,0" [pos=' in dot and "fillcolor=red" in dot and
           dot.count("style=dashed") == 3 and

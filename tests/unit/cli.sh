@@ -166,6 +166,16 @@ requests plans_show_reads 'node_get do' route plans show dev lo
 requests plans_flush_changes 'plan_set do' route plans flush dev lo
 requests plans_set_changes 'plan_set do' route plans set 1:yx dev lo
 
+# topo: keywords like every other object, the old option spelling too
+printf '{"dims":[2],"wrap":[true],"nodes":[]}\n' >"$tmp/topo.json"
+expect topo_from_keyword 0 '"dims":\[2\]' -j topo show from "$tmp/topo.json"
+expect topo_from_option 0 '"dims":\[2\]' -j topo --from "$tmp/topo.json"
+expect topo_dot_keyword 0 'graph' topo from "$tmp/topo.json" dot
+expect topo_from_and_path 2 'read the kernel: not with from' \
+	topo from "$tmp/topo.json" path 0 1
+expect topo_svg_and_dot 2 'pick one' topo from "$tmp/topo.json" svg - dot
+expect topo_help 0 'torus topo \[ show \] \[ from FILE \]' topo help
+
 # without the module: an error, never a crash (with it: success)
 run node show
 if [ "$rc" = 0 ] || { [ "$rc" = 1 ] && grep -q '^Error: ' "$tmp/err"; }; then

@@ -204,7 +204,7 @@ def topo_document():
                       "role": "none", "reason": "tab\there"}],
            "cables": [{"from": [0, 0], "axis": 0, "cut": True}],
            "path": [[0, 0], [1, 0]]}
-    res = subprocess.run([tool, "-j", "topo", "--from", "-"],
+    res = subprocess.run([tool, "-j", "topo", "from", "-"],
                          input=torus_lab.dumps(doc).encode(),
                          capture_output=True, timeout=60)
     assert res.returncode == 0, res.stderr

@@ -34,7 +34,7 @@ HELD_REASON = "test: held back"
 
 
 def topo_json(*args):
-    out = run([TORUS, "-j", "topo", "--netns", PREFIX + "[0-9]*"] +
+    out = run([TORUS, "-j", "topo", "netns", PREFIX + "[0-9]*"] +
               list(args)).stdout
     return json.loads(out)
 
@@ -81,7 +81,7 @@ def kernel_case(rack):
 
 @case("topo_path_follows_each_hops_kernel")
 def path_case():
-    doc = topo_json("--path", "0,0,0", "3,2,1")
+    doc = topo_json("path", "0,0,0", "3,2,1")
     # x first, the short way round the ring (-), then y, then z
     want = [[0, 0, 0], [3, 0, 0], [3, 1, 0], [3, 2, 0], [3, 2, 1]]
     assert doc["path"] == want, "path %s, want %s" % (doc["path"], want)
@@ -90,8 +90,8 @@ def path_case():
 @case("topo_svg_of_the_kernel_state")
 def svg_case(screenshot):
     svg = os.path.join(OUT, "rack.svg")
-    run([TORUS, "topo", "--netns", PREFIX + "[0-9]*", "--path", "0,0,0",
-         "3,2,1", "--svg", svg])
+    run([TORUS, "topo", "netns", PREFIX + "[0-9]*", "path", "0,0,0",
+         "3,2,1", "svg", svg])
     text = open(svg).read()
     # the dead node and the held one have no coordinate in the kernel:
     # their places are drawn as missing, their names listed with reasons

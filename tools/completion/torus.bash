@@ -54,7 +54,7 @@ _torus_commands()
 	monitor) echo dev help ;;
 	neighbor) echo show help ;;
 	coll) echo barrier allreduce reduce broadcast bcast tree help ;;
-	topo) echo --from --netns --path --svg --dot help ;;
+	topo) echo show from netns path svg dot help ;;
 	esac
 }
 
@@ -81,7 +81,7 @@ _torus_keywords()
 	"coll reduce") echo dev group type op root timeout repeat ;;
 	"coll broadcast"|"coll bcast") echo dev group type root count timeout ;;
 	"coll tree") echo show set dev auto default parent children ;;
-	topo\ *) echo --from --netns --path --svg --dot ;;
+	topo\ *) echo from netns path svg dot ;;
 	esac
 }
 
@@ -133,9 +133,10 @@ _torus()
 		COMPREPLY=($(compgen -W "$(_torus_devs)" -- "$cur"))
 	elif [ "$obj $cmd" = "route batch" ] && [ "$prev" = batch ]; then
 		COMPREPLY=($(compgen -f -- "$cur"))
-	elif [ "$obj" = topo ] && [[ $prev == --svg || $prev == --from ]]; then
+	elif [ "$obj" = topo ] && [[ $prev == svg || $prev == from ||
+				    $prev == --svg || $prev == --from ]]; then
 		COMPREPLY=($(compgen -f -- "$cur"))
-	elif [ "$obj" = topo ] && [ "$prev" = --netns ]; then
+	elif [ "$obj" = topo ] && [[ $prev == netns || $prev == --netns ]]; then
 		COMPREPLY=($(compgen -W "$(_torus_netns)" -- "$cur"))
 	else
 		local values

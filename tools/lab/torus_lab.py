@@ -1648,7 +1648,7 @@ class Lab:
         document, returned), with each dead node put at the coordinate
         the isometry gives it in the discovered frame; drawn into @svg
         by torus topo."""
-        out = run([TORUS, "-j", "topo", "--netns",
+        out = run([TORUS, "-j", "topo", "netns",
                    self.rack.prefix + "[0-9]*"], timeout=300)
         doc = loads_strict(out.stdout)
         iso = Isometry.from_json(res["isometry"], self.truth["dims"],
@@ -1662,7 +1662,7 @@ class Lab:
         path = os.path.join(self.run_dir, "topo.json")
         with open(path, "w") as f:
             f.write(dumps(doc))
-        run([TORUS, "topo", "--from", path, "--svg", svg])
+        run([TORUS, "topo", "from", path, "svg", svg])
         return doc
 
     def run(self, ping=False, kill_leader=False, keep=False, svg=None):

@@ -2,14 +2,16 @@
 /*
  * topo.c - torus topo: the picture of the fabric
  *
- *	torus topo [ --from FILE ] [ --netns GLOB ] [ --path SRC DST ]
- *		   [ --svg FILE | --dot ]
+ *	torus topo [ show ] [ from FILE ] [ netns GLOB ] [ path SRC DST ]
+ *		   [ svg FILE | dot ]
  *
- * Without --from it reads the kernel state of every network namespace it
+ * The keywords are those of every other object; their earlier spelling
+ * as options (--from, --netns, --path, --svg, --dot) is still taken.
+ * Without from it reads the kernel state of every network namespace it
  * can see (/run/netns, and the one it runs in): each node device, its
  * ports and their carrier.  A node device that is down is dead, one that
  * is not placed is unplaced with its reason; a placed node's mapped
- * ports are its cables, cut when they have no carrier.  --path asks each
+ * ports are its cables, cut when they have no carrier.  path asks each
  * hop's kernel for the next direction (torus route get), as a frame
  * would be forwarded.  The drawing itself is lib/topology.c's, shared with
  * torus-sim and torus-lab.
@@ -35,14 +37,16 @@
 void topo_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: torus topo [ --from FILE ] [ --netns GLOB ] [ --path SRC DST ]\n"
-		"                  [ --svg FILE | --dot ]\n"
+		"Usage: torus topo [ show ] [ from FILE ] [ netns GLOB ] [ path SRC DST ]\n"
+		"                  [ svg FILE | dot ]\n"
 		"       the fabric as a picture: nodes at their coordinates (axes past\n"
 		"       the second as a grid of slices), dead and unplaced nodes, cut\n"
 		"       cables, lambs, one path.  From the kernel state of every network\n"
 		"       namespace (GLOB filters /run/netns names), or from a topology\n"
 		"       document (torus -j topo, torus-lab run --svg -j; - is stdin).\n"
-		"       Without --svg or --dot: a summary, or the document with -j.\n");
+		"       Without svg or dot: a summary, or the document with -j.\n"
+		"       (--from, --netns, --path, --svg and --dot, the earlier\n"
+		"       spelling, are still taken.)\n");
 }
 
 struct collect {
@@ -82,7 +86,7 @@ static int port_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-/* where each placed node lives, for --path */
+/* where each placed node lives, for path */
 struct where {
 	char		ns[NAME_MAX + 1];	/* "" : the tool's own netns */
 	char		dev[IF_NAMESIZE];
@@ -489,6 +493,13 @@ static void print_summary(const struct topo *t)
 		printf("  path: %zu hops\n", t->n_path - 1);
 }
 
+/* keyword @name, or its earlier spelling as an option, "--name" */
+static bool topo_kw(const char *arg, const char *name)
+{
+	return kw(arg, name) ||
+	       (!strncmp(arg, "--", 2) && kw(arg + 2, name));
+}
+
 int do_topo(int argc, char **argv)
 {
 	uint32_t src[TORUS_MAX_AXES] = { 0 }, dst[TORUS_MAX_AXES] = { 0 };
@@ -499,31 +510,36 @@ int do_topo(int argc, char **argv)
 	struct topo t;
 	int ret = EXIT_OK;
 
+	/* "topo" is read only: "show" is its one command, and the default */
+	if (argc > 0 && kw(argv[0], "show")) {
+		argc--;
+		argv++;
+	}
 	for (; argc > 0; argc--, argv++) {
-		if (kw(argv[0], "--from")) {
+		if (topo_kw(argv[0], "from")) {
 			NEXT_ARG(OBJ);
 			from = argv[0];
-		} else if (kw(argv[0], "--netns")) {
+		} else if (topo_kw(argv[0], "netns")) {
 			NEXT_ARG(OBJ);
 			glob = argv[0];
-		} else if (kw(argv[0], "--svg")) {
+		} else if (topo_kw(argv[0], "svg")) {
 			NEXT_ARG(OBJ);
 			svg = argv[0];
-		} else if (kw(argv[0], "--dot")) {
+		} else if (topo_kw(argv[0], "dot")) {
 			dot = true;
-		} else if (kw(argv[0], "--path")) {
+		} else if (topo_kw(argv[0], "path")) {
 			NEXT_ARG(OBJ);
 			n_src = parse_coord(argv[0], src);
 			if (n_src <= 0)
-				return bad_value(OBJ, "--path", argv[0],
+				return bad_value(OBJ, "path", argv[0],
 						 "coordinates C[,C...]");
 			NEXT_ARG(OBJ);
 			n_dst = parse_coord(argv[0], dst);
 			if (n_dst <= 0)
-				return bad_value(OBJ, "--path", argv[0],
+				return bad_value(OBJ, "path", argv[0],
 						 "coordinates C[,C...]");
 			path = true;
-		} else if (kw(argv[0], "--help") || kw(argv[0], "-h")) {
+		} else if (topo_kw(argv[0], "help") || kw(argv[0], "-h")) {
 			topo_usage(stdout);
 			return EXIT_OK;
 		} else {
@@ -531,9 +547,9 @@ int do_topo(int argc, char **argv)
 		}
 	}
 	if (svg && dot)
-		return usage_error(OBJ, "--svg and --dot draw the same: pick one");
+		return usage_error(OBJ, "svg and dot draw the same: pick one");
 	if (from && (glob || path))
-		return usage_error(OBJ, "--netns and --path read the kernel: not with --from");
+		return usage_error(OBJ, "netns and path read the kernel: not with from");
 
 	topo_init(&t);
 	ks.t = &t;
@@ -552,7 +568,7 @@ int do_topo(int argc, char **argv)
 	}
 	if (!ret && path) {
 		if (n_src != (int)t.n_axes || n_dst != (int)t.n_axes)
-			ret = usage_error(OBJ, "--path needs %u coordinates per node",
+			ret = usage_error(OBJ, "path needs %u coordinates per node",
 					  t.n_axes);
 		else
 			ret = walk_path(&ks, src, dst);
