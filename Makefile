@@ -24,7 +24,8 @@
 #   make sim-sweep  torus-sim over shapes and faults and over histories
 #                   in time, 100 seeds a row (~46 min on 2 cores);
 #                   build/sim-sweep.json and .md (make check: quick rows)
-#   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz)
+#   make fuzz       libFuzzer harnesses, 10^7 runs each (tests/fuzz), and
+#                   10^7 random frames into the collectives engine (KUnit)
 #   make install    torus, torusd, torus-lab, torus-sim, man pages, ip
 #                   plugins, unit file, bash completion and the module
 #                   source for DKMS (/usr/src/torus-VERSION) into DESTDIR
@@ -172,9 +173,15 @@ sim-sweep:
 	python3 tests/sim/sweep.py $(SIM_SWEEP_ARGS)
 
 # the codecs under libFuzzer (ASan+UBSan); make check runs a short version
+# the libFuzzer harnesses, then the collectives engine fed
+# COLL_FUZZ_FRAMES random frames under KASAN and lockdep (KUnit, UML)
+COLL_FUZZ_FRAMES ?= 10000000
 fuzz:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory -C tests/fuzz long
+	KUNIT_KERNEL_ARGS="torus.coll_fuzz_frames=$(COLL_FUZZ_FRAMES)" \
+		KUNIT_TIMEOUT=7200 tests/kunit/run --debug \
+		'torus_coll_engine.torus_coll_fuzz_test'
 
 # ---- install (DESTDIR-aware; the version is dkms.conf's) ----
 VERSION		:= $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)

@@ -2539,6 +2539,169 @@ static void torus_coll_answer_room_test(struct kunit *test)
 	rtnl_unlock();
 }
 
+/*
+ * Random frames into the engine, as a hostile neighbour may send them,
+ * with operations joined and timing out among them: no sanitizer report
+ * (make check runs it under KASAN too), the node keeps within its
+ * budget, and a plain operation runs afterwards.  make fuzz runs it
+ * with torus.coll_fuzz_frames=10000000.
+ */
+static unsigned int coll_fuzz_frames = 20000;
+module_param(coll_fuzz_frames, uint, 0444);
+MODULE_PARM_DESC(coll_fuzz_frames, "KUnit: frames of the collectives fuzz case");
+static unsigned long coll_fuzz_seed = 1;
+module_param(coll_fuzz_seed, ulong, 0444);
+MODULE_PARM_DESC(coll_fuzz_seed, "KUnit: seed of the collectives fuzz case");
+
+/* xorshift64*: the same frames for the same seed */
+static u32 coll_fz(u64 *state, u32 below)
+{
+	u64 x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	x *= 0x2545f4914f6cdd1dULL;
+	return below ? (u32)((x >> 32) % below) : (u32)(x >> 32);
+}
+
+static void coll_fx_fuzz_frame(struct coll_fixture *fx, u64 *r)
+{
+	static const u32 counts[] = { 0, 1, 2, 3, 64, 65, 1000, 8192,
+				      131072 };
+	static const u16 groups[] = { 0, 0, 0, 1, 2, TORUS_COLL_GROUP_LIST,
+				      TORUS_COLL_GROUP_LIST | 3 };
+	struct torus_node *node = netdev_priv(fx->node);
+	bool from_a = coll_fz(r, 2);
+	u8 src[TORUS_MAX_AXES] = { from_a ? 0 : 2 };
+	u8 dst[TORUS_MAX_AXES] = { 1 };
+	struct torus_coll_hdr *ch;
+	u32 count, first, n, len, i;
+	struct sk_buff *skb;
+	u8 hops = 1;
+
+	count = coll_fz(r, 8) ? counts[coll_fz(r, ARRAY_SIZE(counts))] :
+				coll_fz(r, 0);
+	first = coll_fz(r, 4) ? 0 : coll_fz(r, 0) % ((u64)count + 1);
+	n = coll_fz(r, 4) ? min_t(u32, count - min(first, count),
+				  coll_fz(r, 3000)) : coll_fz(r, 0);
+	switch (coll_fz(r, 6)) {
+	case 0:
+		len = coll_fz(r, TORUS_COLL_FRAME_MAX + 64);
+		break;
+	case 1:
+		len = min_t(u64, (u64)n * 12, TORUS_COLL_FRAME_MAX + 8);
+		break;
+	case 2:
+		len = min_t(u64, (u64)n * TORUS_XACC_HEAD + coll_fz(r, 64),
+			    TORUS_COLL_FRAME_MAX);
+		break;
+	default:
+		len = min_t(u64, (u64)n * 8, TORUS_COLL_FRAME_MAX + 8);
+	}
+	if (!coll_fz(r, 16))
+		src[0] = coll_fz(r, 3);
+	if (!coll_fz(r, 16))
+		hops = coll_fz(r, 4);
+	if (!coll_fz(r, 32))
+		dst[0] = coll_fz(r, 3);
+	skb = alloc_skb(TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + len, GFP_KERNEL);
+	if (!skb)
+		return;
+	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
+		       hops);
+	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
+	ch->phase = coll_fz(r, 6);
+	ch->kind = coll_fz(r, TORUS_COLL_KIND_MAX + 2);
+	ch->type = coll_fz(r, TORUS_COLL_TYPE_MAX + 2);
+	ch->op = coll_fz(r, TORUS_COLL_OP_MAX + 2);
+	ch->flags = coll_fz(r, 8) ? 0 : coll_fz(r, 4);
+	i = coll_fz(r, ARRAY_SIZE(groups));
+	ch->group = htons(coll_fz(r, 16) ? groups[i] : coll_fz(r, 0));
+	ch->seq = htonl(coll_fz(r, 8) ? coll_fz(r, 20) : coll_fz(r, 0));
+	ch->count = htonl(count);
+	ch->first = htonl(first);
+	ch->n = htonl(n);
+	for (i = 0; i < len; i++)
+		((u8 *)skb_put(skb, 1))[0] = coll_fz(r, 0);
+	rcu_read_lock();
+	local_bh_disable();
+	torus_coll_rx(node, torus_port_from_dev(from_a ? fx->a_port :
+						       fx->b_port), skb);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
+/* An operation joined among the random frames, soon timed out. */
+static void coll_fx_fuzz_join(struct coll_fixture *fx, u64 *r)
+{
+	static const u32 counts[] = { 1, 2, 65, 300 };
+	static const u64 data[300];
+	struct torus_coll_req req = {
+		.kind = coll_fz(r, TORUS_COLL_KIND_MAX + 1),
+		.type = coll_fz(r, 2) ? TORUS_COLL_INT64 : TORUS_COLL_DOUBLE,
+		.op = TORUS_COLL_SUM,
+		.count = counts[coll_fz(r, ARRAY_SIZE(counts))],
+		.timeout_ms = 1 + coll_fz(r, 5),
+		.has_root_coord = true,
+		.root_coord = { coll_fz(r, 3) },
+		.data = data,
+		.net = &init_net,
+	};
+
+	req.root = req.root_coord[0] == 1;
+	if (req.kind == TORUS_COLL_BARRIER)
+		req.count = 0;
+	if (req.kind == TORUS_COLL_BCAST && !req.root)
+		req.data = NULL;
+	coll_fx_join_req(fx, &req);
+}
+
+static void torus_coll_fuzz_test(struct kunit *test)
+{
+	struct coll_fixture *fx = test->priv;
+	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_coll *coll;
+	u64 r = coll_fuzz_seed | 1;
+	unsigned int i;
+	u32 seq;
+
+	for (i = 0; i < coll_fuzz_frames; i++) {
+		coll_fx_fuzz_frame(fx, &r);
+		if (!(i % 64))
+			coll_fx_fuzz_join(fx, &r);
+		if (!(i % 4096))
+			cond_resched();
+	}
+	KUNIT_EXPECT_LE(test, coll_fx_early_bytes(fx),
+			(size_t)TORUS_COLL_EARLY_BYTES);
+	rtnl_lock();
+	coll = rtnl_dereference(node->coll);
+	spin_lock_bh(&coll->lock);
+	for (i = 0; i < TORUS_COLL_SLOTS; i++)
+		KUNIT_EXPECT_LE(test, skb_queue_len(&coll->slot[i].down_q),
+				max_t(u32, coll->slot[i].count, 1));
+	spin_unlock_bh(&coll->lock);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, coll_fx_early_bytes(fx),
+			(size_t)coll->early_bytes);
+
+	/* the operations joined have timed out: a plain one runs */
+	msleep(100);
+	skb_queue_purge(&fx->to_parent);
+	skb_queue_purge(&fx->to_child);
+	fx->answers = 0;
+	seq = coll->next_seq[0];
+	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, seq, 2);
+	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
+					    TORUS_COLL_UP, seq), 3);
+	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, seq, 7);
+	coll_fx_expect_answer(test, fx, 0, 7);
+}
+
 static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_barrier_test),
 	KUNIT_CASE(torus_coll_updown_test),
@@ -2571,6 +2734,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_spoofed_test),
 	KUNIT_CASE(torus_coll_requester_gone_test),
 	KUNIT_CASE(torus_coll_answer_room_test),
+	KUNIT_CASE(torus_coll_fuzz_test),
 	{}
 };
 

@@ -64,6 +64,7 @@ int torus_node_change_prepare(struct torus_node *node,
 		return -ENOMEM;
 	if (c->has_geom) {
 		dropped = torus_rtable_revalidate(rtnl_dereference(node->routes),
+						  rtnl_dereference(node->plans),
 						  &c->geom, gfp, &c->routes);
 		if (dropped < 0) {
 			kfree(c->fib);

@@ -17,13 +17,46 @@
 #include "torus_priv.h"
 #include "torus_coll.h"
 
+/* The kernel's reason for a drop (drop monitors, skb:kfree_skb). */
+enum skb_drop_reason torus_skb_drop_reason(enum torus_drop_reason r)
+{
+	switch (r) {
+	case TORUS_DROP_MALFORMED:
+		return SKB_DROP_REASON_HDR_TRUNC;
+	case TORUS_DROP_VERSION:
+	case TORUS_DROP_PROTO:
+		return SKB_DROP_REASON_UNHANDLED_PROTO;
+	case TORUS_DROP_NOT_PLACED:
+	case TORUS_DROP_LINK_DOWN:
+	case TORUS_DROP_NO_PEER:
+		return SKB_DROP_REASON_DEV_READY;
+	case TORUS_DROP_BAD_ADDR:
+		return SKB_DROP_REASON_IP_INADDRERRORS;
+	case TORUS_DROP_NO_PORT:
+	case TORUS_DROP_NO_PLAN:
+		return SKB_DROP_REASON_IP_INNOROUTES;
+	case TORUS_DROP_HOP_LIMIT:
+		return SKB_DROP_REASON_IP_INHDR;
+	case TORUS_DROP_NOMEM:
+		return SKB_DROP_REASON_NOMEM;
+	case TORUS_DROP_TOO_BIG:
+		return SKB_DROP_REASON_PKT_TOO_BIG;
+	case TORUS_DROP_OTHER_HOST:
+		return SKB_DROP_REASON_OTHERHOST;
+	case TORUS_DROP_RX_FULL:
+		return SKB_DROP_REASON_FULL_RING;
+	default:
+		return SKB_DROP_REASON_NOT_SPECIFIED;
+	}
+}
+
 static void torus_drop(struct torus_node *node, struct torus_port *port,
 		       struct sk_buff *skb, enum torus_drop_reason reason)
 {
 	torus_stats_drop(node->stats, reason);
 	if (port)
 		torus_stats_drop(port->stats, reason);
-	kfree_skb(skb);
+	kfree_skb_reason(skb, torus_skb_drop_reason(reason));
 }
 
 /* Point-to-point cables address the peer; other Ethernet ports flood. */
@@ -176,11 +209,13 @@ static void torus_port_send(struct torus_node *node,
 }
 
 /* A collective frame (data at its torus header) to the neighbour in
- * @dir.  Under rcu_read_lock().
+ * @dir.  Under rcu_read_lock(), bottom halves off (per-CPU counters).
  */
 void torus_coll_xmit(struct torus_node *node, struct sk_buff *skb, u8 dir)
 {
 	const struct torus_fib *fib = rcu_dereference(node->fib);
+
+	lockdep_assert_in_softirq();
 
 	if (unlikely(!fib)) {
 		torus_drop(node, NULL, skb, TORUS_DROP_NOT_PLACED);
@@ -199,6 +234,8 @@ void torus_coll_route_xmit(struct torus_node *node, struct sk_buff *skb)
 	const struct torus_fib *fib = rcu_dereference(node->fib);
 	int reason;
 	u8 dir;
+
+	lockdep_assert_in_softirq();
 
 	if (unlikely(!fib || !fib->placed)) {
 		torus_drop(node, NULL, skb, TORUS_DROP_NOT_PLACED);

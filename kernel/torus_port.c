@@ -13,6 +13,7 @@
 #include <net/rtnetlink.h>
 
 #include "torus_priv.h"
+#include "torus_coll.h"
 
 #define TORPORT_FEATURES (NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HW_CSUM | \
 			  NETIF_F_RXCSUM | NETIF_F_HIGHDMA | \
@@ -134,11 +135,13 @@ static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto drop;
 	}
 	/* a collective frame may be larger than the MTU, as a GSO packet
-	 * is: the module makes them so (torus_coll.c); a packet socket
-	 * cannot send one beyond the MTU
+	 * is: the module makes them so (torus_coll.c), never larger than
+	 * the engine takes; a packet socket cannot send one beyond the MTU
 	 */
 	coll = torport_frame_is_coll(skb);
-	if (unlikely(!coll && !is_skb_forwardable(peer, skb))) {
+	if (unlikely(coll ? skb->len > ETH_HLEN + TORUS_HDR_LEN +
+				       TORUS_COLL_HDR_LEN + TORUS_COLL_FRAME_MAX :
+			    !is_skb_forwardable(peer, skb))) {
 		reason = TORUS_DROP_TOO_BIG;
 		goto drop;
 	}
@@ -160,7 +163,7 @@ static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 
 drop:
 	torus_stats_drop(priv->stats, reason);
-	kfree_skb(skb);
+	kfree_skb_reason(skb, torus_skb_drop_reason(reason));
 out:
 	rcu_read_unlock();
 	return NETDEV_TX_OK;

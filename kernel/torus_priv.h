@@ -330,6 +330,7 @@ rx_handler_result_t torus_handle_frame(struct sk_buff **pskb);
 u16 torus_fib_usable(const struct torus_fib *fib);
 void torus_coll_xmit(struct torus_node *node, struct sk_buff *skb, u8 dir);
 void torus_coll_route_xmit(struct torus_node *node, struct sk_buff *skb);
+enum skb_drop_reason torus_skb_drop_reason(enum torus_drop_reason r);
 void torus_coll_drop(struct torus_node *node, struct torus_port *port,
 		     struct sk_buff *skb, enum torus_drop_reason reason);
 
@@ -355,6 +356,7 @@ void *torus_nl_put_header(struct sk_buff *skb, u32 portid, u32 seq, u8 cmd);
 /* torus_route.c: route exceptions against a geometry, batches */
 unsigned int torus_diameter(const struct torus_geom *g);
 int torus_rtable_revalidate(const struct torus_rtable *old,
+			    const struct torus_plans *plans,
 			    const struct torus_geom *g, gfp_t gfp,
 			    struct torus_rtable **out);
 int torus_nl_route_batch_parse(const struct nlattr *head, int len,

@@ -532,7 +532,18 @@ struct torus_rtable *torus_rtable_remove(const struct torus_rtable *old,
 	return torus_rtable_index(rt);
 }
 
-/* An exception that still makes sense in geometry @g. */
+/* A plan an exception names still routes in @g: DOR, or a plan of the
+ * node made for as many axes.
+ */
+static bool torus_exc_plan_valid(const struct torus_geom *g,
+				 const struct torus_plans *plans, u8 index)
+{
+	const struct torus_plan *p = torus_plan_get(plans, index);
+
+	return !index || (p && p->ndims == g->ndims);
+}
+
+/* An exception whose coordinates and direction make sense in @g. */
 static bool torus_exc_valid(const struct torus_geom *g,
 			    const struct torus_route_exc *exc)
 {
@@ -544,9 +555,24 @@ static bool torus_exc_valid(const struct torus_geom *g,
 	       TORUS_DIR_AXIS(exc->dir) < g->ndims;
 }
 
+/*
+ * An exception that still routes in @g with the node's @plans: those of
+ * another axis count no longer route (frames would be dropped for want
+ * of a plan).
+ */
+static bool torus_exc_still_valid(const struct torus_geom *g,
+				  const struct torus_plans *plans,
+				  const struct torus_route_exc *exc)
+{
+	return torus_exc_valid(g, exc) &&
+	       torus_exc_plan_valid(g, plans, exc->plan) &&
+	       torus_exc_plan_valid(g, plans, exc->plan1);
+}
+
 /**
  * torus_rtable_revalidate - the exceptions of @old still valid in @g
  * @old: current table, may be NULL
+ * @plans: the node's plans, may be NULL (DOR alone)
  * @g: the node's new geometry
  * @gfp: allocation flags
  * @out: the new table (NULL when it is empty), set only when entries
@@ -559,6 +585,7 @@ static bool torus_exc_valid(const struct torus_geom *g,
  * Return: the number of exceptions dropped, or -ENOMEM.
  */
 int torus_rtable_revalidate(const struct torus_rtable *old,
+			    const struct torus_plans *plans,
 			    const struct torus_geom *g, gfp_t gfp,
 			    struct torus_rtable **out)
 {
@@ -569,14 +596,14 @@ int torus_rtable_revalidate(const struct torus_rtable *old,
 	if (!old)
 		return 0;
 	for (i = 0; i < old->count; i++)
-		n += torus_exc_valid(g, &old->exc[i]);
+		n += torus_exc_still_valid(g, plans, &old->exc[i]);
 	if (n == old->count || !n)
 		return old->count - n;
 	rt = torus_rtable_alloc(n, gfp);
 	if (!rt)
 		return -ENOMEM;
 	for (i = 0, n = 0; i < old->count; i++)
-		if (torus_exc_valid(g, &old->exc[i]))
+		if (torus_exc_still_valid(g, plans, &old->exc[i]))
 			rt->exc[n++] = old->exc[i];
 	*out = torus_rtable_index(rt);
 	return old->count - n;

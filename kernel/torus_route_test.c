@@ -408,24 +408,63 @@ static void torus_rtable_revalidate_geom(struct kunit *test)
 
 	rt = torus_rtable_build(NULL, batch, 3, true, GFP_KERNEL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rt));
-	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &big, GFP_KERNEL,
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, NULL, &big, GFP_KERNEL,
 						      &out), 0);
 	KUNIT_EXPECT_NULL(test, out);
-	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &small, GFP_KERNEL,
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, NULL, &small, GFP_KERNEL,
 						      &out), 2);
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_EXPECT_EQ(test, out->count, 1U);
 	KUNIT_EXPECT_EQ(test, out->exc[0].dst[1], 1);
 	kvfree(out);
 	/* (1,1) leaves a line; so do the y direction and the via (0,6) */
-	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &line, GFP_KERNEL,
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, NULL, &line, GFP_KERNEL,
 						      &out), 2);
 	KUNIT_ASSERT_NOT_NULL(test, out);
 	KUNIT_EXPECT_EQ(test, out->count, 1U);
 	KUNIT_EXPECT_EQ(test, out->exc[0].dst[0], 5);
 	kvfree(out);
-	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(NULL, &line, GFP_KERNEL,
-						      &out), 0);
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(NULL, NULL, &line,
+						      GFP_KERNEL, &out), 0);
+	kvfree(rt);
+}
+
+/*
+ * An exception that names a plan keeps it only while the plan is made
+ * for the node's axis count: after the extents change from 2 axes to 3,
+ * the 2-axis plan no longer routes and its exception goes; DOR's stay.
+ */
+static void torus_rtable_revalidate_plans(struct kunit *test)
+{
+	struct torus_route_exc batch[2] = {
+		{ .dst = { 1, 1 }, .dir = TORUS_DIR_NONE, .plan = 1,
+		  .plan1 = 1 },
+		{ .dst = { 2, 0 }, .dir = TORUS_DIR(0, 0) },
+	};
+	struct torus_geom flat = { .ndims = 2, .dims = { 4, 4 }, .wrap = 3 };
+	struct torus_geom cube = { .ndims = 3, .dims = { 4, 4, 4 },
+				   .wrap = 7 };
+	struct torus_plans plans = { .present = BIT(0) | BIT(1) };
+	struct torus_rtable *rt, *out = NULL;
+
+	plans.plan[1].ndims = 2;
+	plans.plan[1].order[0] = 1;
+	rt = torus_rtable_build(NULL, batch, 2, true, GFP_KERNEL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(rt));
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &plans, &flat,
+						      GFP_KERNEL, &out), 0);
+	KUNIT_EXPECT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, &plans, &cube,
+						      GFP_KERNEL, &out), 1);
+	KUNIT_ASSERT_NOT_NULL(test, out);
+	KUNIT_EXPECT_EQ(test, out->count, 1U);
+	KUNIT_EXPECT_EQ(test, out->exc[0].plan, 0);
+	kvfree(out);
+	/* no plan 1 at all: the same */
+	out = NULL;
+	KUNIT_EXPECT_EQ(test, torus_rtable_revalidate(rt, NULL, &flat,
+						      GFP_KERNEL, &out), 1);
+	kvfree(out);
 	kvfree(rt);
 }
 
@@ -1291,6 +1330,7 @@ static struct kunit_case torus_route_test_cases[] = {
 	KUNIT_CASE_PARAM(torus_diameter_is_longest_path, torus_geom_gen_params),
 	KUNIT_CASE(torus_rtable_batch),
 	KUNIT_CASE(torus_rtable_revalidate_geom),
+	KUNIT_CASE(torus_rtable_revalidate_plans),
 	KUNIT_CASE(torus_route_exceptions),
 	KUNIT_CASE(torus_route_exception_plan),
 	KUNIT_CASE(torus_route_plan_per_round),

@@ -63,8 +63,13 @@ void torus_stats_read(struct torus_pcpu_stats __percpu *p,
 		const struct torus_pcpu_stats *s = per_cpu_ptr(p, cpu);
 		struct torus_stats c, b;
 
-		torus_stats_fetch(s, &c);
 		torus_stats_fetch_base(s, &b);
+		/* the baseline before the counters: it is a snapshot of
+		 * counters that only grow, so counters read after it are
+		 * never below it, even when a reset moves it up in between
+		 */
+		smp_rmb();
+		torus_stats_fetch(s, &c);
 		out->rx_packets += c.rx_packets - b.rx_packets;
 		out->rx_bytes += c.rx_bytes - b.rx_bytes;
 		out->tx_packets += c.tx_packets - b.tx_packets;

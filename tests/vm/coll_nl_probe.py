@@ -11,8 +11,9 @@ node's.
 
 The numbers of commands and attributes are read from the uapi header, so
 the probe follows it.  Every case must fail at once, with EINVAL and the
-module's reason (coll_test.py checks them): EINVAL, or EFAULT for a
-buffer the caller cannot write (or, a broadcast's root, read).
+module's reason (coll_test.py checks them): EINVAL, EFAULT for a
+buffer the caller cannot write (or, a broadcast's root, read), or
+EMSGSIZE for a result no answer could carry unplaced.
 """
 
 import ctypes
@@ -79,6 +80,9 @@ def place_cases(g, cmd, a, kind, ctype, ifname, root, own, max_count):
         "root_without_data": bcast("TORUS_COLL_INT64", None, at=own),
         "count_unplaced_beyond": bcast("TORUS_COLL_INT64", None,
                                        count=max_count + 1),
+        # 64 KiB of result: more than an attribute holds (nla_len is u16)
+        "result_beyond_an_attribute": bcast("TORUS_COLL_DOUBLE", None,
+                                            count=max_count),
     }
     out = {}
     for case, attrs in cases.items():

@@ -191,6 +191,26 @@ def check_bcast(rack):
     return "3 doubles from 1,2,0"
 
 
+@case("coll_broadcast_8192_doubles_answered")
+def check_bcast_64k(rack):
+    """64 KiB of result, more than one netlink attribute holds: every
+    node but the root is answered (the tool places it), with the root's
+    data."""
+    root = (0, 1, 2)
+    n = 8192
+    data = [float(i) - 0.5 for i in range(n)]
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["broadcast", "type", "double", "root",
+                             fmt(root), "timeout", "30000"] +
+                  ([repr(v) for v in data] if c == root else
+                   ["count", str(n)]), timeout=180)
+    all_ok(res)
+    bad = [fmt(c) for c, r in res.items() if r[1]["result"] != data]
+    assert not bad, "wrong data on " + " ".join(bad)
+    return "%d doubles from %s to %d nodes" % (n, fmt(root),
+                                              len(rack.nodes) - 1)
+
+
 def downstream(c, root, dims=DIMS):
     """Whether c's path to root in the broadcast tree rooted at root
     (kernel/torus_coll_tree.c: the first axis on which they differ,
@@ -627,6 +647,7 @@ def check_list(rack):
         "root_place_unmapped": (errno.EFAULT, "not readable"),
         "root_without_data": (errno.EINVAL, "gives the data or places"),
         "count_unplaced_beyond": (errno.EINVAL, "need a placed broadcast"),
+        "result_beyond_an_attribute": (errno.EMSGSIZE, "must be placed"),
     }
     want = {k: (errno.EINVAL, m) for k, m in want.items()}
     want.update(place)
@@ -834,6 +855,7 @@ def main():
         check_segmented(rack)
         check_ints(rack)
         check_bcast(rack)
+        check_bcast_64k(rack)
         check_late(rack)
         check_late_rendezvous(rack)
         check_reduce(rack)
