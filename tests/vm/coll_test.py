@@ -211,6 +211,63 @@ def check_bcast_64k(rack):
                                               len(rack.nodes) - 1)
 
 
+def coll_frame(src, dst, seq, group=0, length=8):
+    """A raw one-hop UP frame of a one-element int64 sum, as a neighbour
+    can put on its cable: Ethernet, torus header, collective header."""
+    def axes(c):
+        return bytes(list(c) + [0] * (8 - len(c)))
+    eth = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + \
+        struct.pack("!H", 0x88B5)
+    # version 1, type 3 (collective), hop limit 1
+    hdr = struct.pack("!BBBBHBB", 1, 3, 1, 0, 0, 0, 0) + axes(dst) + \
+        axes(src) + bytes(8)
+    # phase UP, kind allreduce, type int64, op sum
+    ch = struct.pack("!BBBBBBHIIII", 1, 1, 3, 0, 0, 0, group, seq, 1, 0,
+                     length // 8)
+    return eth + hdr + ch + bytes(length)
+
+
+@case("coll_hostile_neighbour_cannot_block")
+def check_hostile(rack):
+    """A neighbour puts UP frames on its cable for operations nobody
+    joined: 16 sequence numbers far ahead, 16 node lists, then numbers
+    0-255 of the whole fabric.  They take no slot a join needs (every
+    node's barrier at once is accepted), the ones outside the window are
+    refused and counted, and those inside it are forgotten after the
+    default timeout: then every barrier succeeds."""
+    attacker, victim = (0, 2, 2), (1, 2, 2)
+    port = rack.port(attacker, 0, False)
+    frames = [coll_frame(attacker, victim, seq) for seq in range(1000, 1016)]
+    frames += [coll_frame(attacker, victim, k, 0x8000 | (100 + k))
+               for k in range(16)]
+    frames += [coll_frame(attacker, victim, seq) for seq in range(256)]
+    script = ("import socket,sys\n"
+              "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
+              "s.bind((sys.argv[1],0))\n"
+              "for f in sys.argv[2:]: s.send(bytes.fromhex(f))\n")
+
+    def refused():
+        return rack.node_json(victim)["stats"]["drop"].get("coll_refused",
+                                                           0)
+
+    before = refused()
+    rack.exec(attacker, ["python3", "-c", script, port] +
+              [f.hex() for f in frames])
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["barrier", "timeout", "5000"])
+    busy = [fmt(c) for c, r in res.items() if "in flight" in r[2]]
+    assert not busy, "joins refused for want of a slot on " + " ".join(busy)
+    got = refused() - before
+    assert got >= 200, "only %d frames refused" % got
+    time.sleep(11)
+    res = run_all(rack, rack.nodes,
+                  lambda c: ["barrier", "timeout", "30000"])
+    all_ok(res)
+    return "%d hostile frames, %d refused at %s; joins accepted at once, " \
+        "barriers on all %d nodes after 11 s" % (len(frames), got,
+                                                 fmt(victim), len(res))
+
+
 def downstream(c, root, dims=DIMS):
     """Whether c's path to root in the broadcast tree rooted at root
     (kernel/torus_coll_tree.c: the first axis on which they differ,
@@ -871,6 +928,7 @@ def main():
         else:
             skip("coll_mpi_shared_memory_smoke", "no mpirun or coll_mpi")
         check_latency(rack)
+        check_hostile(rack)
         check_member_deleted(rack)
         check_after(rack)
     finally:
