@@ -16,6 +16,7 @@ import shutil
 import struct
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from fractions import Fraction
@@ -225,6 +226,76 @@ def coll_frame(src, dst, seq, group=0, length=8):
     ch = struct.pack("!BBBBBBHIIII", 1, 1, 3, 0, 0, 0, group, seq, 1, 0,
                      length // 8)
     return eth + hdr + ch + bytes(length)
+
+
+def down_frame(src, dst, seq, count, fill):
+    """A raw one-hop DOWN frame of a double broadcast, all of its count
+    elements the byte @fill."""
+    def axes(c):
+        return bytes(list(c) + [0] * (8 - len(c)))
+    eth = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + \
+        struct.pack("!H", 0x88B5)
+    hdr = struct.pack("!BBBBHBB", 1, 3, 1, 0, 0, 0, 0) + axes(dst) + \
+        axes(src) + bytes(8)
+    # phase DOWN, kind broadcast, type double (9)
+    ch = struct.pack("!BBBBBBHIIII", 2, 2, 9, 0, 0, 0, 0, seq, count, 0,
+                     count)
+    return eth + hdr + ch + bytes([fill]) * (8 * count)
+
+
+@case("coll_readonly_root_buffer_untouched")
+def check_readonly(rack):
+    """A broadcast's root gives its data as a file it mapped read-only
+    (0444, PROT_READ, MAP_SHARED), on a tree installed with a parent; the
+    parent's cable end sends DOWN frames of other data for its number:
+    the file is unchanged, and the root's broadcast still ends."""
+    root, parent = (2, 2, 0), (0, 2, 0)
+    count = 8
+    fd, path = tempfile.mkstemp(prefix="coll-ro-")
+    data = struct.pack("<%dd" % count, *[1.5 + i for i in range(count)])
+    os.write(fd, data + bytes(4096 - len(data)))
+    os.close(fd)
+    os.chmod(path, 0o444)
+    # the number the root's broadcast takes: the one after a barrier's
+    res = run_all(rack, rack.nodes, lambda c: ["barrier", "timeout",
+                                               "30000"])
+    all_ok(res)
+    seq = res[root][1]["seq"] + 1
+    rack.exec(root, [TORUS, "coll", "tree", "set", "parent", "+x",
+                     "children", "none"])
+    probe = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "coll_readonly_probe.py")
+    p = subprocess.Popen(["ip", "netns", "exec", rack.ns(root), "python3",
+                          probe, "tor0", fmt(root), path, str(count)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    try:
+        line = p.stdout.readline().strip()
+        assert line == "joined", "the root's request: %s %s" % (
+            line, p.stderr.read())
+        send_frames = ("import socket,sys\n"
+                       "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
+                       "s.bind((sys.argv[1],0))\n"
+                       "for f in sys.argv[2:]: s.send(bytes.fromhex(f))\n")
+        rack.exec(parent, ["python3", "-c", send_frames,
+                           rack.port(parent, 0, True)] +
+                  [down_frame(parent, root, seq, count, 0x41).hex()] * 3)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+        rack.exec(root, [TORUS, "coll", "tree", "set", "default"])
+    with open(path, "rb") as f:
+        now = f.read(len(data))
+    os.unlink(path)
+    assert now == data, "the read-only file was written: %r" % now[:16]
+    got = loads_strict(out.strip().splitlines()[-1])
+    # the other nodes take the number the root used, as a failed barrier
+    run_all(rack, [c for c in rack.nodes if c != root],
+            lambda c: ["barrier", "timeout", "2000"])
+    return "file unchanged after 3 hostile DOWN frames; the root's " \
+        "broadcast answered %s" % ("placed" if got["placed"] else
+                                   "error %d" % got["error"])
 
 
 @case("coll_hostile_neighbour_cannot_block")
@@ -928,6 +999,7 @@ def main():
         else:
             skip("coll_mpi_shared_memory_smoke", "no mpirun or coll_mpi")
         check_latency(rack)
+        check_readonly(rack)
         check_hostile(rack)
         check_member_deleted(rack)
         check_after(rack)
