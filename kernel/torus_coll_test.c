@@ -945,6 +945,35 @@ static int coll_fx_join(struct coll_fixture *fx, s64 v, u32 timeout_ms)
 
 #define COLL_FX_HOPS	9	/* hop limit of the routed frames sent in */
 
+/* A collective frame's header fields, as a test writes them. */
+struct coll_fx_hdr {
+	u8 phase, kind, type, op, flags;
+	u16 group;
+	u32 seq, count, first, n;
+};
+
+/* The torus and collective headers of a frame from @src to @dst. */
+static void coll_fx_put_hdrs(struct sk_buff *skb, const u8 *src,
+			     const u8 *dst, u8 hops,
+			     const struct coll_fx_hdr *f)
+{
+	struct torus_coll_hdr *ch;
+
+	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
+		       hops);
+	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
+	ch->phase = f->phase;
+	ch->kind = f->kind;
+	ch->type = f->type;
+	ch->op = f->op;
+	ch->flags = f->flags;
+	ch->group = htons(f->group);
+	ch->seq = htonl(f->seq);
+	ch->count = htonl(f->count);
+	ch->first = htonl(f->first);
+	ch->n = htonl(f->n);
+}
+
 /*
  * An int64 sum frame from the neighbour behind @far: @count elements in
  * the operation, @n said to be in the frame, @have really there (each
@@ -956,7 +985,19 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 {
 	u8 src[TORUS_MAX_AXES] = { far == fx->a_far ? 0 : 2 };
 	u8 dst[TORUS_MAX_AXES] = { 1 };
-	struct torus_coll_hdr *ch;
+	struct coll_fx_hdr f = {
+		.phase = phase,
+		.kind = fx->send_barrier ? TORUS_COLL_BARRIER :
+			fx->send_bcast ? TORUS_COLL_BCAST :
+					 TORUS_COLL_ALLREDUCE,
+		.type = fx->send_barrier ? 0 : TORUS_COLL_INT64,
+		.op = fx->send_barrier || fx->send_bcast ? 0 : TORUS_COLL_SUM,
+		.group = fx->send_group,
+		.seq = seq,
+		.count = count,
+		.first = fx->send_first,
+		.n = n,
+	};
 	u8 hops = 1;
 	struct ethhdr *eth;
 	struct sk_buff *skb;
@@ -980,19 +1021,7 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 		src[0] = fx->send_src;
 		hops = fx->send_hops;
 	}
-	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
-		       hops);
-	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
-	ch->phase = phase;
-	ch->kind = fx->send_barrier ? TORUS_COLL_BARRIER :
-		   fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE;
-	ch->type = fx->send_barrier ? 0 : TORUS_COLL_INT64;
-	ch->op = fx->send_barrier || fx->send_bcast ? 0 : TORUS_COLL_SUM;
-	ch->group = htons(fx->send_group);
-	ch->first = htonl(fx->send_first);
-	ch->seq = htonl(seq);
-	ch->count = htonl(count);
-	ch->n = htonl(n);
+	coll_fx_put_hdrs(skb, src, dst, hops, &f);
 	for (i = 0; i < have; i++)
 		put_unaligned_be64(fx->send_ramp ? v + fx->send_first + i : v,
 				   skb_put(skb, 8));
@@ -2230,6 +2259,17 @@ static struct torus_coll_slot *coll_fx_slot(struct coll_fixture *fx)
 	return NULL;
 }
 
+/* @skb (data at its torus header) into the engine, as @port delivers it */
+static void coll_fx_rx_skb(struct coll_fixture *fx, struct net_device *port,
+			   struct sk_buff *skb)
+{
+	rcu_read_lock();
+	local_bh_disable();
+	torus_coll_rx(netdev_priv(fx->node), torus_port_from_dev(port), skb);
+	local_bh_enable();
+	rcu_read_unlock();
+}
+
 /*
  * A collective frame straight into the engine, as the child's port
  * delivers it (the frames of the floods below, many and fast):
@@ -2239,34 +2279,28 @@ static void coll_fx_rx(struct coll_fixture *fx, struct net_device *port,
 		       u8 phase, u16 group, u32 seq, u32 count, u32 first,
 		       u32 n)
 {
-	struct torus_node *node = netdev_priv(fx->node);
 	u8 src[TORUS_MAX_AXES] = { port == fx->a_port ? 0 : 2 };
 	u8 dst[TORUS_MAX_AXES] = { 1 };
-	struct torus_coll_hdr *ch;
+	struct coll_fx_hdr f = {
+		.phase = phase,
+		.kind = fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE,
+		.type = TORUS_COLL_INT64,
+		.op = fx->send_bcast ? 0 : TORUS_COLL_SUM,
+		.group = group,
+		.seq = seq,
+		.count = count,
+		.first = first,
+		.n = n,
+	};
 	struct sk_buff *skb;
 
 	skb = alloc_skb(TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + 8 * n,
 			GFP_KERNEL);
 	if (!skb)
 		return;
-	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
-		       1);
-	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
-	ch->phase = phase;
-	ch->kind = fx->send_bcast ? TORUS_COLL_BCAST : TORUS_COLL_ALLREDUCE;
-	ch->type = TORUS_COLL_INT64;
-	ch->op = fx->send_bcast ? 0 : TORUS_COLL_SUM;
-	ch->group = htons(group);
-	ch->seq = htonl(seq);
-	ch->count = htonl(count);
-	ch->first = htonl(first);
-	ch->n = htonl(n);
+	coll_fx_put_hdrs(skb, src, dst, 1, &f);
 	memset(skb_put(skb, 8 * n), 0x11, 8 * n);
-	rcu_read_lock();
-	local_bh_disable();
-	torus_coll_rx(node, torus_port_from_dev(port), skb);
-	local_bh_enable();
-	rcu_read_unlock();
+	coll_fx_rx_skb(fx, port, skb);
 }
 
 /*
@@ -2572,33 +2606,32 @@ static void coll_fx_fuzz_frame(struct coll_fixture *fx, u64 *r)
 				      131072 };
 	static const u16 groups[] = { 0, 0, 0, 1, 2, TORUS_COLL_GROUP_LIST,
 				      TORUS_COLL_GROUP_LIST | 3 };
-	struct torus_node *node = netdev_priv(fx->node);
 	bool from_a = coll_fz(r, 2);
 	u8 src[TORUS_MAX_AXES] = { from_a ? 0 : 2 };
 	u8 dst[TORUS_MAX_AXES] = { 1 };
-	struct torus_coll_hdr *ch;
-	u32 count, first, n, len, i;
+	struct coll_fx_hdr f;
 	struct sk_buff *skb;
+	u32 len, i;
 	u8 hops = 1;
 
-	count = coll_fz(r, 8) ? counts[coll_fz(r, ARRAY_SIZE(counts))] :
-				coll_fz(r, 0);
-	first = coll_fz(r, 4) ? 0 : coll_fz(r, 0) % ((u64)count + 1);
-	n = coll_fz(r, 4) ? min_t(u32, count - min(first, count),
-				  coll_fz(r, 3000)) : coll_fz(r, 0);
+	f.count = coll_fz(r, 8) ? counts[coll_fz(r, ARRAY_SIZE(counts))] :
+				  coll_fz(r, 0);
+	f.first = coll_fz(r, 4) ? 0 : coll_fz(r, 0) % ((u64)f.count + 1);
+	f.n = coll_fz(r, 4) ? min_t(u32, f.count - min(f.first, f.count),
+				    coll_fz(r, 3000)) : coll_fz(r, 0);
 	switch (coll_fz(r, 6)) {
 	case 0:
 		len = coll_fz(r, TORUS_COLL_FRAME_MAX + 64);
 		break;
 	case 1:
-		len = min_t(u64, (u64)n * 12, TORUS_COLL_FRAME_MAX + 8);
+		len = min_t(u64, (u64)f.n * 12, TORUS_COLL_FRAME_MAX + 8);
 		break;
 	case 2:
-		len = min_t(u64, (u64)n * TORUS_XACC_HEAD + coll_fz(r, 64),
+		len = min_t(u64, (u64)f.n * TORUS_XACC_HEAD + coll_fz(r, 64),
 			    TORUS_COLL_FRAME_MAX);
 		break;
 	default:
-		len = min_t(u64, (u64)n * 8, TORUS_COLL_FRAME_MAX + 8);
+		len = min_t(u64, (u64)f.n * 8, TORUS_COLL_FRAME_MAX + 8);
 	}
 	if (!coll_fz(r, 16))
 		src[0] = coll_fz(r, 3);
@@ -2606,31 +2639,21 @@ static void coll_fx_fuzz_frame(struct coll_fixture *fx, u64 *r)
 		hops = coll_fz(r, 4);
 	if (!coll_fz(r, 32))
 		dst[0] = coll_fz(r, 3);
+	f.phase = coll_fz(r, 6);
+	f.kind = coll_fz(r, TORUS_COLL_KIND_MAX + 2);
+	f.type = coll_fz(r, TORUS_COLL_TYPE_MAX + 2);
+	f.op = coll_fz(r, TORUS_COLL_OP_MAX + 2);
+	f.flags = coll_fz(r, 8) ? 0 : coll_fz(r, 4);
+	i = coll_fz(r, ARRAY_SIZE(groups));
+	f.group = coll_fz(r, 16) ? groups[i] : coll_fz(r, 0);
+	f.seq = coll_fz(r, 8) ? coll_fz(r, 20) : coll_fz(r, 0);
 	skb = alloc_skb(TORUS_HDR_LEN + TORUS_COLL_HDR_LEN + len, GFP_KERNEL);
 	if (!skb)
 		return;
-	torus_hdr_init(skb_put(skb, TORUS_HDR_LEN), TORUS_T_COLL, 0, src, dst,
-		       hops);
-	ch = skb_put_zero(skb, TORUS_COLL_HDR_LEN);
-	ch->phase = coll_fz(r, 6);
-	ch->kind = coll_fz(r, TORUS_COLL_KIND_MAX + 2);
-	ch->type = coll_fz(r, TORUS_COLL_TYPE_MAX + 2);
-	ch->op = coll_fz(r, TORUS_COLL_OP_MAX + 2);
-	ch->flags = coll_fz(r, 8) ? 0 : coll_fz(r, 4);
-	i = coll_fz(r, ARRAY_SIZE(groups));
-	ch->group = htons(coll_fz(r, 16) ? groups[i] : coll_fz(r, 0));
-	ch->seq = htonl(coll_fz(r, 8) ? coll_fz(r, 20) : coll_fz(r, 0));
-	ch->count = htonl(count);
-	ch->first = htonl(first);
-	ch->n = htonl(n);
+	coll_fx_put_hdrs(skb, src, dst, hops, &f);
 	for (i = 0; i < len; i++)
 		((u8 *)skb_put(skb, 1))[0] = coll_fz(r, 0);
-	rcu_read_lock();
-	local_bh_disable();
-	torus_coll_rx(node, torus_port_from_dev(from_a ? fx->a_port :
-						       fx->b_port), skb);
-	local_bh_enable();
-	rcu_read_unlock();
+	coll_fx_rx_skb(fx, from_a ? fx->a_port : fx->b_port, skb);
 }
 
 /* An operation joined among the random frames, soon timed out. */

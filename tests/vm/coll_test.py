@@ -212,35 +212,33 @@ def check_bcast_64k(rack):
                                               len(rack.nodes) - 1)
 
 
-def coll_frame(src, dst, seq, group=0, length=8):
-    """A raw one-hop UP frame of a one-element int64 sum, as a neighbour
-    can put on its cable: Ethernet, torus header, collective header."""
-    def axes(c):
-        return bytes(list(c) + [0] * (8 - len(c)))
-    eth = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + \
-        struct.pack("!H", 0x88B5)
-    # version 1, type 3 (collective), hop limit 1
-    hdr = struct.pack("!BBBBHBB", 1, 3, 1, 0, 0, 0, 0) + axes(dst) + \
-        axes(src) + bytes(8)
-    # phase UP, kind allreduce, type int64, op sum
-    ch = struct.pack("!BBBBBBHIIII", 1, 1, 3, 0, 0, 0, group, seq, 1, 0,
-                     length // 8)
-    return eth + hdr + ch + bytes(length)
-
-
-def down_frame(src, dst, seq, count, fill):
-    """A raw one-hop DOWN frame of a double broadcast, all of its count
-    elements the byte @fill."""
+def coll_frame(src, dst, seq, group=0, phase=1, kind=1, ctype=3, count=1,
+               payload=bytes(8)):
+    """A raw one-hop collective frame, as a neighbour can put it on its
+    cable: Ethernet, torus header (version 1, type 3, hop limit 1),
+    collective header (default: UP of a one-element int64 sum), then
+    @payload, said to hold all @count elements."""
     def axes(c):
         return bytes(list(c) + [0] * (8 - len(c)))
     eth = b"\xff" * 6 + b"\x02\x00\x00\x00\x00\x01" + \
         struct.pack("!H", 0x88B5)
     hdr = struct.pack("!BBBBHBB", 1, 3, 1, 0, 0, 0, 0) + axes(dst) + \
         axes(src) + bytes(8)
-    # phase DOWN, kind broadcast, type double (9)
-    ch = struct.pack("!BBBBBBHIIII", 2, 2, 9, 0, 0, 0, 0, seq, count, 0,
-                     count)
-    return eth + hdr + ch + bytes([fill]) * (8 * count)
+    ch = struct.pack("!BBBBBBHIIII", phase, kind, ctype, 0, 0, 0, group, seq,
+                     count, 0, count)
+    return eth + hdr + ch + payload
+
+
+SEND_FRAMES = ("import socket,sys\n"
+               "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
+               "s.bind((sys.argv[1],0))\n"
+               "for f in sys.argv[2:]: s.send(bytes.fromhex(f))\n")
+
+
+def send_frames(rack, coord, port, frames):
+    """Raw frames out of @coord's port @port, to the node across."""
+    rack.exec(coord, ["python3", "-c", SEND_FRAMES, port] +
+              [f.hex() for f in frames])
 
 
 @case("coll_readonly_root_buffer_untouched")
@@ -273,13 +271,10 @@ def check_readonly(rack):
         line = p.stdout.readline().strip()
         assert line == "joined", "the root's request: %s %s" % (
             line, p.stderr.read())
-        send_frames = ("import socket,sys\n"
-                       "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
-                       "s.bind((sys.argv[1],0))\n"
-                       "for f in sys.argv[2:]: s.send(bytes.fromhex(f))\n")
-        rack.exec(parent, ["python3", "-c", send_frames,
-                           rack.port(parent, 0, True)] +
-                  [down_frame(parent, root, seq, count, 0x41).hex()] * 3)
+        # DOWN (2) of a broadcast (2) of doubles (9), all bytes 0x41
+        hostile = coll_frame(parent, root, seq, phase=2, kind=2, ctype=9,
+                             count=count, payload=b"\x41" * (8 * count))
+        send_frames(rack, parent, rack.port(parent, 0, True), [hostile] * 3)
         out, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
@@ -309,21 +304,15 @@ def check_hostile(rack):
     attacker, victim = (0, 2, 2), (1, 2, 2)
     port = rack.port(attacker, 0, False)
     frames = [coll_frame(attacker, victim, seq) for seq in range(1000, 1016)]
-    frames += [coll_frame(attacker, victim, k, 0x8000 | (100 + k))
+    frames += [coll_frame(attacker, victim, k, group=0x8000 | (100 + k))
                for k in range(16)]
     frames += [coll_frame(attacker, victim, seq) for seq in range(256)]
-    script = ("import socket,sys\n"
-              "s=socket.socket(socket.AF_PACKET,socket.SOCK_RAW)\n"
-              "s.bind((sys.argv[1],0))\n"
-              "for f in sys.argv[2:]: s.send(bytes.fromhex(f))\n")
-
     def refused():
         return rack.node_json(victim)["stats"]["drop"].get("coll_refused",
                                                            0)
 
     before = refused()
-    rack.exec(attacker, ["python3", "-c", script, port] +
-              [f.hex() for f in frames])
+    send_frames(rack, attacker, port, frames)
     res = run_all(rack, rack.nodes,
                   lambda c: ["barrier", "timeout", "5000"])
     busy = [fmt(c) for c, r in res.items() if "in flight" in r[2]]
