@@ -65,6 +65,15 @@ void td_holdoff_retry(struct td_holdoff *h, uint64_t now, uint64_t ticks)
 	h->next_tick = now + ticks;
 }
 
+uint64_t td_backoff_ticks(unsigned int fails, uint64_t base, uint64_t max)
+{
+	uint64_t t = base ? base : 1;
+
+	while (fails-- > 1 && t < max)
+		t *= 2;
+	return t < max ? t : max;
+}
+
 uint64_t td_holdoff_next_tick(const struct td_holdoff *h)
 {
 	return h->pending ? h->next_tick : UINT64_MAX;

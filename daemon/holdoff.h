@@ -51,6 +51,12 @@ void td_holdoff_ran(struct td_holdoff *h, uint64_t now, bool quiet,
 		    unsigned int tick_ms);
 /* it failed: try again @ticks later, the holdoff unchanged */
 void td_holdoff_retry(struct td_holdoff *h, uint64_t now, uint64_t ticks);
+/*
+ * How long a retry waits after @fails failures in a row (1: the first):
+ * @base ticks, doubled for each further failure, at most @max.  A
+ * request the kernel keeps refusing is not sent again every tick.
+ */
+uint64_t td_backoff_ticks(unsigned int fails, uint64_t base, uint64_t max);
 /* the tick a waiting change is due, or UINT64_MAX */
 uint64_t td_holdoff_next_tick(const struct td_holdoff *h);
 

@@ -139,6 +139,19 @@ UNIT_TEST(holdoff_retry)
 	UNIT_CHECK(td_holdoff_next_tick(&h) == 25 && h.ms == 0);
 }
 
+/* retries after failures in a row double, up to the cap */
+UNIT_TEST(backoff_doubles_to_cap)
+{
+	UNIT_CHECK(td_backoff_ticks(0, 20, 600) == 20);
+	UNIT_CHECK(td_backoff_ticks(1, 20, 600) == 20);
+	UNIT_CHECK(td_backoff_ticks(2, 20, 600) == 40);
+	UNIT_CHECK(td_backoff_ticks(3, 20, 600) == 80);
+	UNIT_CHECK(td_backoff_ticks(5, 20, 600) == 320);
+	UNIT_CHECK(td_backoff_ticks(6, 20, 600) == 600);
+	UNIT_CHECK(td_backoff_ticks(1000, 20, 600) == 600);
+	UNIT_CHECK(td_backoff_ticks(UINT32_MAX, 20, 600) == 600);
+}
+
 static const struct unit_case cases[] = {
 	UNIT_CASE(holdoff_first_change_at_once),
 	UNIT_CASE(holdoff_burst_doubles),
@@ -146,6 +159,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(holdoff_storm_is_bounded),
 	UNIT_CASE(holdoff_decays),
 	UNIT_CASE(holdoff_retry),
+	UNIT_CASE(backoff_doubles_to_cap),
 };
 
 UNIT_MAIN(cases)
