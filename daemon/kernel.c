@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "holdoff.h"
 #include "notify.h"
 #include "statefile.h"
 #include "torusd.h"
@@ -335,13 +336,21 @@ void kernel_sync(struct torusd *d)
 	if (plan.installed != d->installed || plan.n)
 		d->state_dirty = true;
 	d->installed = plan.installed;
-	if (!d->installed || in.exiting || !routes_audit_tree(d))
+	if (!d->installed || in.exiting || !routes_audit_tree(d)) {
+		d->sync_fails = 0;
 		return;
+	}
 
 retry:
+	/* a kernel that keeps failing is asked less and less often */
+	d->sync_fails++;
 	if (!d->stop)
 		d->retry_tick = d->ticks +
-			td_ms_to_ticks(TD_RETRY_MS, d->opts.tick_ms);
+			td_backoff_ticks(d->sync_fails,
+				(uint64_t)td_ms_to_ticks(TD_RETRY_MS,
+							 d->opts.tick_ms),
+				(uint64_t)td_ms_to_ticks(TD_RETRY_MAX_MS,
+							 d->opts.tick_ms));
 }
 
 /*
@@ -351,19 +360,26 @@ retry:
 void notify_status(struct torusd *d)
 {
 	const struct tc_view *v = &d->view;
-	char msg[256], c[64], dm[96];
+	char msg[384], c[64], dm[96];
 	int err;
 
 	if (!d->have_view)
 		return;
-	if (v->state == TC_PLACED) {
+	if (v->state == TC_PLACED && d->routes.info.refused) {
+		/* placed, but the kernel does not hold this set's routes */
 		td_fmt_coord(c, sizeof(c), v->coord, v->ndims);
 		td_fmt_dims(dm, sizeof(dm), v->dims, v->wrap, v->ndims);
-		snprintf(msg, sizeof(msg), "%sSTATUS=placed at (%s) in %s, %s%s",
+		snprintf(msg, sizeof(msg),
+			 "%sSTATUS=routes refused: %s; previous routes kept at (%s) in %s, %s",
+			 d->ready_sent ? "" : "READY=1\n",
+			 d->routes.info.refused_why, c, dm,
+			 td_role_name(v->role));
+	} else if (v->state == TC_PLACED) {
+		td_fmt_coord(c, sizeof(c), v->coord, v->ndims);
+		td_fmt_dims(dm, sizeof(dm), v->dims, v->wrap, v->ndims);
+		snprintf(msg, sizeof(msg), "%sSTATUS=placed at (%s) in %s, %s",
 			 d->ready_sent ? "" : "READY=1\n", c, dm,
-			 td_role_name(v->role),
-			 d->routes.info.refused ?
-			 "; routes refused: channel dependency cycle" : "");
+			 td_role_name(v->role));
 	} else {
 		snprintf(msg, sizeof(msg), "%sSTATUS=%s%s%.*s",
 			 d->ready_sent ? "" : "READY=1\n",

@@ -25,6 +25,7 @@
 #include "log.h"
 #include "notify.h"
 #include "routes.h"
+#include "rpush.h"
 #include "tcoll_tree.h"
 #include "torusd.h"
 
@@ -73,35 +74,67 @@ static bool same_set(const struct td_routes *r,
 	       !memcmp(o->cut, f->cut, nnodes * sizeof(*f->cut));
 }
 
+static void plans_of(const struct troute_node_set *s, struct td_plans *p)
+{
+	unsigned int i;
+
+	memset(p, 0, sizeof(*p));
+	p->nplans = s->ps.nplans;
+	p->ndims = s->f.ndims;
+	for (i = 0; i < s->ps.nplans && i < TORUS_MAX_PLANS; i++) {
+		memcpy(p->order[i], s->ps.plans[i].order, TC_MAX_AXES);
+		memcpy(p->policy[i], s->ps.plans[i].policy, TC_MAX_AXES);
+	}
+}
+
+static int push_plan_set(void *ctx, const struct td_plans *p)
+{
+	struct torusd *d = ctx;
+
+	return td_nl_plan_set(&d->nl, d->ifindex, p->nplans,
+			      (const uint8_t (*)[TC_MAX_AXES])p->order,
+			      (const uint8_t (*)[TC_MAX_AXES])p->policy,
+			      p->ndims);
+}
+
+static int push_route_replace(void *ctx, const struct td_route_exc *exc,
+			      unsigned int n)
+{
+	struct torusd *d = ctx;
+
+	return td_nl_route_replace(&d->nl, d->ifindex, exc, n);
+}
+
+static const struct td_rpush_ops push_ops = {
+	.plan_set = push_plan_set,
+	.route_replace = push_route_replace,
+};
+
 /*
  * Plans (when they differ from the installed set's: a plan set is also a
  * node event, which every daemon answers with an audit), then the
- * exception table in one batch; 0 or -errno (logged)
+ * exception table in one batch, as one step (rpush.h): exceptions the
+ * kernel refuses put the installed set's plans back.  0 or -errno, the
+ * kernel's message in d->nl.err (-ENOSPC past TORUS_MAX_ROUTES, before
+ * anything is sent).
  */
 static int install_set(struct torusd *d, const struct troute_node_set *s)
 {
 	const struct troute_node_set *old = d->routes.set;
-	uint8_t order[TROUTE_MAX_PLANS][TC_MAX_AXES];
-	uint8_t policy[TROUTE_MAX_PLANS][TC_MAX_AXES];
+	struct td_plans oldp, newp;
 	struct td_route_exc *exc;
-	unsigned int p, n = 0, dst, k;
-	int err;
+	unsigned int n = 0, dst, k;
+	int err, rerr;
 
-	memset(order, 0, sizeof(order));
-	memset(policy, 0, sizeof(policy));
-	for (p = 0; p < s->ps.nplans; p++) {
-		memcpy(order[p], s->ps.plans[p].order, TC_MAX_AXES);
-		memcpy(policy[p], s->ps.plans[p].policy, TC_MAX_AXES);
+	if (s->exceptions > TORUS_MAX_ROUTES) {
+		snprintf(d->nl.err, sizeof(d->nl.err),
+			 "%u exceptions, the kernel holds at most %u",
+			 s->exceptions, TORUS_MAX_ROUTES);
+		return -ENOSPC;
 	}
-	if (!old || memcmp(&old->ps, &s->ps, sizeof(s->ps)) ||
-	    old->f.ndims != s->f.ndims) {
-		err = td_nl_plan_set(&d->nl, d->ifindex, s->ps.nplans,
-				     (const uint8_t (*)[TC_MAX_AXES])order,
-				     (const uint8_t (*)[TC_MAX_AXES])policy,
-				     s->f.ndims);
-		if (err)
-			return err;
-	}
+	plans_of(s, &newp);
+	if (old)
+		plans_of(old, &oldp);
 	exc = calloc(s->exceptions ? s->exceptions : 1, sizeof(*exc));
 	if (!exc)
 		return -ENOMEM;
@@ -115,7 +148,7 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 		dst = troute_index(&s->c, coord);
 		rt = &s->table[dst];
 
-		if (rt->kind != TROUTE_VIA)
+		if (rt->kind != TROUTE_VIA || n >= s->exceptions)
 			continue;
 		coord_of(s, dst, exc[n].dst);
 		coord_of(s, rt->via, exc[n].via);
@@ -123,8 +156,12 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 		exc[n].plan1 = rt->plan1;
 		n++;
 	}
-	err = td_nl_route_replace(&d->nl, d->ifindex, exc, n);
+	err = td_rpush(&push_ops, d, old ? &oldp : NULL, &newp, exc, n,
+		       &rerr);
 	free(exc);
+	if (err && rerr)
+		log_err("routes: the installed set's plans could not be put back: %s",
+			strerror(-rerr));
 	return err;
 }
 
@@ -204,8 +241,9 @@ int routes_audit_tree(struct torusd *d)
 	return push_tree(d);
 }
 
-static void refuse(const struct troute_node_set *s)
+static void refuse(struct torusd *d, const struct troute_node_set *s)
 {
+	struct td_routes *r = &d->routes;
 	char msg[200];
 
 	/* the search stops at the first cycle: what it had seen by then */
@@ -215,6 +253,29 @@ static void refuse(const struct troute_node_set *s)
 		 "STATUS=routes refused: channel dependency cycle (%u dead, %u cut cables); previous routes kept",
 		 s->dead, s->cuts);
 	td_notify(msg);
+	snprintf(r->info.refused_why, sizeof(r->info.refused_why),
+		 "channel dependency cycle");
+	r->info.refused = true;
+	r->info.refusals++;
+}
+
+/*
+ * The kernel refused the set as it is (invalid, or more than it holds):
+ * said at each retry, and the retries back off (compute()'s retry); the
+ * kernel keeps the routes it had.
+ */
+static void kernel_refused(struct torusd *d, int err)
+{
+	struct td_routes *r = &d->routes;
+
+	log_err("routes refused by the kernel: %s (%s): the kernel keeps its routes; retried later, each time after a longer wait",
+		d->nl.err[0] ? d->nl.err : strerror(-err), strerror(-err));
+	snprintf(r->info.refused_why, sizeof(r->info.refused_why),
+		 "by the kernel: %s", strerror(-err));
+	r->info.refused = true;
+	r->info.refusals++;
+	d->state_dirty = true;
+	notify_status(d);
 }
 
 /* the role follows (install.c decides it with the rest of the node) */
@@ -336,22 +397,34 @@ static bool compute(struct torusd *d)
 	r->info.computed = true;
 	r->info.ls_generation = r->ls_gen;
 	if (!s->cdg.acyclic) {
-		refuse(s);
-		r->info.refused = true;
+		refuse(d, s);
 		d->state_dirty = true;
 		goto out;
 	}
 	err = install_set(d, s);
+	if (err && td_rpush_refused(err)) {
+		kernel_refused(d, err);
+		goto retry;
+	}
 	if (err) {
 		log_warn("routes: install failed: %s", d->nl.err);
 		node_gone(d, err);
+		r->fails++;
 		goto retry;
 	}
 	routes_free(d);
 	r->set = s;
 	s = NULL;
 	r->set_tick = d->ticks;
+	if (r->info.refused) {
+		log_notice("routes: the new set is installed (%u refusals before it)",
+			   r->info.refusals);
+		notify_status(d);
+	}
 	r->info.refused = false;
+	r->info.refused_why[0] = '\0';
+	r->info.refusals = 0;
+	r->fails = 0;
 	r->info.lambs = r->set->lambs;
 	r->info.exceptions = r->set->exceptions;
 	r->info.dead = r->set->dead;
@@ -370,8 +443,13 @@ static bool compute(struct torusd *d)
 	goto out;
 
 retry:
+	/* failures in a row wait longer each time (a refusal counts) */
 	td_holdoff_retry(&r->hold, d->ticks,
-			 (uint64_t)td_ms_to_ticks(TD_RETRY_MS, d->opts.tick_ms));
+			 td_backoff_ticks(r->fails + r->info.refusals,
+				(uint64_t)td_ms_to_ticks(TD_RETRY_MS,
+							 d->opts.tick_ms),
+				(uint64_t)td_ms_to_ticks(TD_RETRY_MAX_MS,
+							 d->opts.tick_ms)));
 out:
 	if (s) {
 		troute_node_free(s);

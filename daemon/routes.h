@@ -37,6 +37,8 @@ struct td_routes {
 	 * being replaced by ones computed from a database still empty
 	 */
 	bool		resumed;
+	/* computations or installs that failed in a row (not refusals) */
+	unsigned int	fails;
 	struct td_state_routes info;	/* for the state file */
 	/* the deadlock verdict of the geometry's fault-free graph */
 	struct troute_faults	cdg_geom;	/* its geometry (no arrays) */

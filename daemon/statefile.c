@@ -223,6 +223,11 @@ static void routes_json(struct json_writer *jw,
 	jsonw_bool(jw, r->lamb);
 	jsonw_name(jw, "refused");
 	jsonw_bool(jw, r->refused);
+	jsonw_name(jw, "refused_why");
+	if (r->refused)
+		jsonw_string(jw, r->refused_why);
+	else
+		jsonw_null(jw);
 	jsonw_name(jw, "lambs");
 	jsonw_u64(jw, r->lambs);
 	jsonw_name(jw, "exceptions");
@@ -239,6 +244,13 @@ static void routes_json(struct json_writer *jw,
 	jsonw_u64(jw, r->computed_at_ms);
 	coll_json(jw, &r->coll);
 	jsonw_end_object(jw);
+}
+
+const char *td_state_status(const struct td_state_info *si)
+{
+	if (si->view->state == TC_PLACED && si->routes && si->routes->refused)
+		return "routes refused";
+	return td_state_name(si->view->state);
 }
 
 void td_state_json(FILE *f, const struct td_state_info *si)
@@ -274,6 +286,8 @@ void td_state_json(FILE *f, const struct td_state_info *si)
 	jsonw_u64(jw, v->generation);
 	jsonw_name(jw, "installed");
 	jsonw_bool(jw, si->installed);
+	jsonw_name(jw, "status");
+	jsonw_string(jw, td_state_status(si));
 	jsonw_name(jw, "coord");
 	jsonw_start_array(jw);
 	for (i = 0; i < n; i++)

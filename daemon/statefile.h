@@ -36,7 +36,10 @@ struct td_state_coll {
 struct td_state_routes {
 	bool			computed;	/* a set was computed */
 	bool			lamb;		/* this node is a lamb */
-	bool			refused;	/* the last set had a cycle */
+	/* the last set was refused (a cycle, or by the kernel) ... */
+	bool			refused;
+	char			refused_why[96];	/* ... why */
+	uint32_t		refusals;	/* ... so many times in a row */
 	uint32_t		generation;	/* kernel's exception table */
 	uint32_t		ls_generation;	/* link state computed from */
 	uint32_t		installs;	/* sets installed */
@@ -62,6 +65,12 @@ struct td_state_info {
 };
 
 const char *td_state_name(uint8_t state);
+/*
+ * The service's status in one phrase: the state's name, or "routes
+ * refused" for a placed node whose last route set was refused (the
+ * kernel keeps the routes it had)
+ */
+const char *td_state_status(const struct td_state_info *si);
 const char *td_role_name(uint8_t role);
 /* "+x" .. "-e", "?" for anything else */
 const char *td_dir_name(uint8_t dir);

@@ -20,7 +20,8 @@
 #define TORUSD_VERSION		"0.1"
 #define TD_MAX_KPORTS		64	/* ports of one node in a dump */
 #define TD_AUDIT_MS		5000	/* re-read the kernel this often */
-#define TD_RETRY_MS		1000	/* retry a failed install */
+#define TD_RETRY_MS		1000	/* retry a failed install ... */
+#define TD_RETRY_MAX_MS		60000	/* ... doubling up to this */
 #define TD_MAX_CATCHUP		10	/* ticks past the armed one run after a stall */
 #define TD_RX_BUDGET		64	/* frames read per port per wakeup */
 #define TD_FRAME_BUF		9216
@@ -70,6 +71,7 @@ struct torusd {
 	bool		need_resync;	/* re-dump the ports */
 	bool		state_dirty;	/* rewrite the --state-file */
 	uint64_t	retry_tick;	/* 0, or when to retry a failed sync */
+	unsigned int	sync_fails;	/* failed syncs in a row */
 	uint64_t	ticks;		/* ticks run since the core started */
 	uint64_t	epoch_ns;	/* CLOCK_MONOTONIC of tick 0 */
 	uint64_t	wake_tick;	/* the tick the timer is armed for */

@@ -165,10 +165,44 @@ UNIT_TEST(state_json_placed)
 	s = state_json(&v, names);
 	UNIT_STREQ(s, "{\"ifname\":\"tor0\",\"id\":\"42\",\"state\":\"placed\","
 		   "\"role\":\"follower\",\"reason\":\"\",\"leader\":\"7\","
-		   "\"generation\":9,\"installed\":true,\"coord\":[1,0],"
+		   "\"generation\":9,\"installed\":true,"
+		   "\"status\":\"placed\",\"coord\":[1,0],"
 		   "\"dims\":[2,3],\"wrap\":[true,false],"
 		   "\"portmap\":{\"+x\":\"my\",\"-y\":\"px\"}}\n");
 	free(s);
+}
+
+/*
+ * A placed node whose last route set was refused (by the kernel, or for
+ * a cycle) reports "routes refused", not "placed", and why
+ */
+UNIT_TEST(state_status_routes_refused)
+{
+	struct td_state_routes r = { .computed = true };
+	struct td_state_info si = { .ifname = "tor0" };
+	struct unit_capture cap;
+	struct tc_view v;
+	char *s;
+
+	memset(&v, 0, sizeof(v));
+	memset(v.portmap, TORUS_DIR_NONE, sizeof(v.portmap));
+	v.state = TC_PLACED;
+	si.view = &v;
+	si.routes = &r;
+	UNIT_STREQ(td_state_status(&si), "placed");
+	r.refused = true;
+	snprintf(r.refused_why, sizeof(r.refused_why),
+		 "by the kernel: No space left on device");
+	UNIT_STREQ(td_state_status(&si), "routes refused");
+	td_state_json(unit_capture_begin(&cap), &si);
+	s = unit_capture_end(&cap);
+	UNIT_CHECK(strstr(s, "\"status\":\"routes refused\"") != NULL);
+	UNIT_CHECK(strstr(s, "\"refused\":true,\"refused_why\":"
+			  "\"by the kernel: No space left on device\"") != NULL);
+	free(s);
+	/* not placed: the state, whatever the routes */
+	v.state = TC_DISCOVERING;
+	UNIT_STREQ(td_state_status(&si), "discovering");
 }
 
 UNIT_TEST(state_neighbors)
@@ -300,6 +334,7 @@ UNIT_TEST(state_json_routes)
 	UNIT_CHECK(strstr(s, ",\"routes\":{\"computed\":true,"
 			  "\"generation\":7,\"ls_generation\":42,"
 			  "\"installs\":3,\"lamb\":true,\"refused\":false,"
+			  "\"refused_why\":null,"
 			  "\"lambs\":1,\"exceptions\":12,\"dead\":2,"
 			  "\"cut\":15,\"compute_ms\":1.500,"
 			  "\"compute_cpu_ms\":0.250,"
@@ -369,6 +404,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(state_json_big_id_raw_ifname),
 	UNIT_CASE(state_json_routes),
 	UNIT_CASE(state_names),
+	UNIT_CASE(state_status_routes_refused),
 	UNIT_CASE(state_neighbors),
 	UNIT_CASE(state_write_atomic),
 };
