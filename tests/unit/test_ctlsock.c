@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * test_ctlsock.c - unit tests of lib/ctlsock.c, torusd's control socket:
+ * the daemon's end holds its path against a second daemon or any other
+ * process, and the tool's end refuses a socket or a reply that is not
+ * the daemon's.  Each case works in a directory of its own; the cases
+ * that need another uid run as root only (SKIP otherwise).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ctlsock.h"
+#include "unit.h"
+
+#define DEV		"tor0"
+#define NOBODY		65534
+
+static char dir[64];
+
+static void dir_make(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/torus-ctl-XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	chmod(dir, 0755);
+}
+
+static void dir_remove(void)
+{
+	char path[128];
+
+	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
+	unlink(path);
+	torusd_ctl_path(dir, DEV, true, path, sizeof(path));
+	unlink(path);
+	rmdir(dir);
+}
+
+/*
+ * A server process on @fd: answers one request with @reply, as uid @uid
+ * (0: as we are).  Its pid.
+ */
+static pid_t serve_one(int fd, const char *reply, uid_t uid)
+{
+	struct torusd_cred cred;
+	struct sockaddr_un from;
+	socklen_t flen;
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	char req[64];
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	if (uid && (setgid(uid) || setuid(uid)))
+		_exit(2);
+	if (poll(&p, 1, 5000) != 1)
+		_exit(3);
+	flen = sizeof(from);
+	if (torusd_ctl_recv(fd, req, sizeof(req), &from, &flen, &cred) < 0)
+		_exit(4);
+	sendto(fd, reply, strlen(reply), 0, (struct sockaddr *)&from, flen);
+	_exit(0);
+}
+
+static void reap(pid_t pid)
+{
+	int st;
+
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+}
+
+/* the daemon's socket: 0660 in its directory, and it answers the tool */
+UNIT_TEST(ctl_listen_and_ask)
+{
+	char path[128], buf[256], err[256];
+	struct stat st;
+	int fd, lfd;
+	pid_t pid;
+
+	dir_make();
+	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	UNIT_CHECK(fd >= 0 && lfd >= 0);
+	UNIT_CHECK(!torusd_ctl_path(dir, DEV, false, path, sizeof(path)));
+	UNIT_CHECK(!lstat(path, &st) && S_ISSOCK(st.st_mode) &&
+		   (st.st_mode & 0777) == 0660);
+	pid = serve_one(fd, "ok\nhello", 0);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 5000,
+				  err, sizeof(err)) == 0);
+	UNIT_STREQ(buf, "ok\nhello");
+	reap(pid);
+	close(fd);
+	close(lfd);
+	dir_remove();
+}
+
+/*
+ * A second daemon (or any process binding the path) cannot take the
+ * socket from a running one, which keeps answering; once it is gone,
+ * its socket file is replaced.
+ */
+UNIT_TEST(ctl_path_cannot_be_taken)
+{
+	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	char path[108], buf[256], err[256];
+	int fd, lfd, fd2, lfd2, s;
+	pid_t pid;
+
+	dir_make();
+	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	UNIT_CHECK(fd >= 0);
+	UNIT_CHECK(torusd_ctl_listen(dir, DEV, &lfd2, err, sizeof(err)) ==
+		   -EADDRINUSE && lfd2 == -1);
+	UNIT_CHECK(strstr(err, "held by another torusd") != NULL);
+	/* a plain bind() at the path: in use */
+	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	s = socket(AF_UNIX, SOCK_DGRAM, 0);
+	UNIT_CHECK(bind(s, (struct sockaddr *)&sun, sizeof(sun)) == -1 &&
+		   errno == EADDRINUSE);
+	close(s);
+	/* the first still answers */
+	pid = serve_one(fd, "ok\nfirst", 0);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 5000,
+				  err, sizeof(err)) == 0);
+	UNIT_STREQ(buf, "ok\nfirst");
+	reap(pid);
+	/* it dies without removing its socket: the next one starts */
+	close(fd);
+	close(lfd);
+	fd2 = torusd_ctl_listen(dir, DEV, &lfd2, err, sizeof(err));
+	UNIT_CHECK(fd2 >= 0);
+	close(fd2);
+	close(lfd2);
+	dir_remove();
+}
+
+/* a socket file or directory others may write to is not torusd's */
+UNIT_TEST(ctl_ask_refuses_unsafe_paths)
+{
+	char path[128], buf[256], err[256];
+	int fd, lfd;
+
+	dir_make();
+	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	UNIT_CHECK(fd >= 0);
+	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
+	chmod(path, 0666);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 500,
+				  err, sizeof(err)) == -EPERM);
+	UNIT_CHECK(strstr(err, "is not torusd's") != NULL);
+	chmod(path, 0660);
+	chmod(dir, 0777);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 500,
+				  err, sizeof(err)) == -EPERM);
+	/* and the daemon will not start there either */
+	close(fd);
+	close(lfd);
+	UNIT_CHECK(torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err)) ==
+		   -EPERM);
+	chmod(dir, 0755);
+	/* a regular file in the socket's place */
+	unlink(path);
+	close(open(path, O_CREAT | O_WRONLY, 0600));
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 500,
+				  err, sizeof(err)) == -EPERM);
+	/* no socket at all */
+	unlink(path);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 500,
+				  err, sizeof(err)) == -ENOENT);
+	UNIT_CHECK(strstr(err, "no torusd runs on tor0") != NULL);
+	dir_remove();
+}
+
+/* root only: a socket owned by another uid is refused before asking */
+UNIT_TEST(ctl_ask_refuses_socket_of_other_uid)
+{
+	char path[128], buf[256], err[256];
+	int fd, lfd;
+
+	dir_make();
+	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	UNIT_CHECK(fd >= 0);
+	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
+	UNIT_CHECK(!chown(path, NOBODY, NOBODY));
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 500,
+				  err, sizeof(err)) == -EPERM);
+	close(fd);
+	close(lfd);
+	dir_remove();
+}
+
+/*
+ * root only: a process of another uid answering on torusd's socket (in
+ * torusd's place) is refused, its reply not handed over
+ */
+UNIT_TEST(ctl_ask_refuses_reply_of_other_uid)
+{
+	char buf[256], err[256];
+	int fd, lfd;
+	pid_t pid;
+
+	dir_make();
+	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	UNIT_CHECK(fd >= 0);
+	pid = serve_one(fd, "ok\nforged", NOBODY);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
+				  5000, err, sizeof(err)) == -EPERM);
+	UNIT_CHECK(buf[0] == '\0');
+	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
+	reap(pid);
+	close(fd);
+	close(lfd);
+	dir_remove();
+}
+
+/* the daemon's view of its senders: root and its own uid are privileged */
+UNIT_TEST(ctl_privileged)
+{
+	struct torusd_cred c = { .pid = 1, .uid = 0 };
+
+	UNIT_CHECK(torusd_ctl_privileged(&c));
+	c.uid = geteuid();
+	UNIT_CHECK(torusd_ctl_privileged(&c));
+	c.uid = geteuid() + 1;
+	UNIT_CHECK(!torusd_ctl_privileged(&c) || geteuid() + 1 == 0);
+	c.uid = (uid_t)-1;
+	UNIT_CHECK(!torusd_ctl_privileged(&c));
+}
+
+static const struct unit_case cases[] = {
+	UNIT_CASE(ctl_listen_and_ask),
+	UNIT_CASE(ctl_path_cannot_be_taken),
+	UNIT_CASE(ctl_ask_refuses_unsafe_paths),
+	UNIT_CASE(ctl_privileged),
+};
+
+static const struct unit_case root_cases[] = {
+	UNIT_CASE(ctl_ask_refuses_socket_of_other_uid),
+	UNIT_CASE(ctl_ask_refuses_reply_of_other_uid),
+};
+
+int main(void)
+{
+	int ret = unit_run(cases, sizeof(cases) / sizeof(cases[0]));
+	size_t i;
+
+	if (geteuid() == 0)
+		return unit_run(root_cases, sizeof(root_cases) /
+				sizeof(root_cases[0])) | ret;
+	for (i = 0; i < sizeof(root_cases) / sizeof(root_cases[0]); i++)
+		printf("SKIP: unit/%s: needs root (a process of another uid)\n",
+		       root_cases[i].name);
+	return ret;
+}
