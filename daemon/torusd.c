@@ -7,11 +7,11 @@
  * armed for the core's next deadline (it sleeps through ticks that have
  * nothing to do), one AF_PACKET socket per port for control frames, a
  * generic netlink socket for the module's events, a signalfd and the
- * abstract socket @torusd/DEV that answers queries.  Whenever the core's
- * view changes the result is installed into torus.ko (kernel.c carries
- * out what install.c decides), and only what differs from the kernel is
- * rewritten, so the daemon can be restarted without disturbing
- * forwarding.
+ * control socket /run/torusd/ctl-NETNS-DEV that answers queries.
+ * Whenever the core's view changes the result is installed into
+ * torus.ko (kernel.c carries out what install.c decides), and only what
+ * differs from the kernel is rewritten, so the daemon can be restarted
+ * without disturbing forwarding.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +35,7 @@
 #include <linux/if_packet.h>
 
 #include "caps.h"
+#include "ctlsock.h"
 #include "log.h"
 #include "notify.h"
 #include "statefile.h"
@@ -898,16 +899,22 @@ static void on_netlink(struct torusd *d)
 }
 
 /*
- * A query on the daemon's socket (@torusd/DEV, per network namespace):
- * "neighbors" is answered with the neighbor table, one line per port,
- * "stats" with the loop's wake-ups (all, and by the timer) and ticks,
- * "path COORD" with the route to COORD hop by hop (routes.c).
+ * A query on the daemon's socket (/run/torusd/ctl-NETNS-DEV, per node
+ * device and network namespace; lib/ctlsock.h): "neighbors" is answered
+ * with the neighbor table, one line per port, "stats" with the loop's
+ * wake-ups (all, and by the timer) and ticks, "path COORD" with the
+ * route to COORD hop by hop (routes.c).  These only read, and are
+ * answered to whoever may open the socket (mode 0660: root and the
+ * daemon's group); any other request is refused to a sender that is
+ * neither root nor the daemon's user (its credentials come with the
+ * datagram), so a request that changes state is the privileged's alone.
  */
 static void on_ctrl(struct torusd *d)
 {
 	struct td_state_nbr nbrs[TC_MAX_PORTS];
 	struct td_state_info si;
 	struct sockaddr_un from;
+	struct torusd_cred cred;
 	socklen_t flen;
 	char req[64], *out = NULL;
 	size_t olen = 0;
@@ -916,11 +923,10 @@ static void on_ctrl(struct torusd *d)
 
 	for (;;) {
 		flen = sizeof(from);
-		n = recvfrom(d->lockfd, req, sizeof(req) - 1, MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &flen);
+		n = torusd_ctl_recv(d->lockfd, req, sizeof(req), &from, &flen,
+				    &cred);
 		if (n < 0)
 			return;
-		req[n] = '\0';
 		req[strcspn(req, "\n")] = '\0';
 		f = open_memstream(&out, &olen);
 		if (!f)
@@ -936,6 +942,10 @@ static void on_ctrl(struct torusd *d)
 				" ticks=%" PRIu64 " sleep=%s\n", d->wakeups,
 				d->timer_wakeups, d->ticks,
 				d->opts.sleep ? "yes" : "no");
+		} else if (!torusd_ctl_privileged(&cred)) {
+			log_debug("control socket: request from pid %d, uid %d refused",
+				 (int)cred.pid, (int)cred.uid);
+			fprintf(f, "error permission denied\n");
 		} else {
 			fprintf(f, "error unknown request '%s'\n", req);
 		}
@@ -1030,35 +1040,33 @@ static void on_signal(struct torusd *d)
 /* ---- start and stop ---- */
 
 /*
- * One daemon per node device and network namespace: the abstract
- * socket @torusd/DEV is both the lock and where queries arrive.
+ * One daemon per node device and network namespace: the control socket
+ * /run/torusd/ctl-NETNS-DEV, under a lock only a running daemon holds
+ * (lib/ctlsock.h), is both the guard and where queries arrive.
  */
 static int take_lock(struct torusd *d)
 {
-	struct sockaddr_un sun;
-	socklen_t len;
-	int fd, n;
+	char err[256] = "";
+	int fd;
 
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return 0;	/* no guard, not fatal */
-	memset(&sun, 0, sizeof(sun));
-	sun.sun_family = AF_UNIX;
-	/* abstract names are per network namespace */
-	n = snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
-		     TD_CTRL_NAME, d->opts.ifname);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
-	if (bind(fd, (struct sockaddr *)&sun, len)) {
-		int e = errno;
-
-		close(fd);
-		if (e == EADDRINUSE) {
-			log_err("another torusd runs on %s in this network namespace",
-				d->opts.ifname);
-			return -1;
-		}
+	fd = torusd_ctl_listen(TORUSD_RUN_DIR, d->opts.ifname, &d->ctl_lockfd,
+			       err, sizeof(err));
+	if (fd == -EADDRINUSE) {
+		log_err("another torusd runs on %s in this network namespace (%s)",
+			d->opts.ifname, err);
+		return -1;
+	}
+	if (fd == -EPERM) {
+		log_err("control socket: %s", err);
+		return -1;
+	}
+	if (fd < 0) {
+		/* no queries and no guard: not fatal, as without /run */
+		log_warn("control socket: %s", err);
 		return 0;
 	}
+	torusd_ctl_path(TORUSD_RUN_DIR, d->opts.ifname, false, d->ctl_path,
+			sizeof(d->ctl_path));
 	d->lockfd = fd;
 	return 0;
 }
@@ -1070,7 +1078,8 @@ static int write_pidfile(struct torusd *d)
 
 	if (!d->opts.pidfile[0])
 		return 0;
-	fd = open(d->opts.pidfile, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(d->opts.pidfile, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
 	if (fd < 0) {
 		log_err("pidfile %s: %s", d->opts.pidfile, strerror(errno));
 		return -1;
@@ -1290,8 +1299,14 @@ static void teardown(struct torusd *d)
 		close(d->tfd);
 	if (d->sfd >= 0)
 		close(d->sfd);
-	if (d->lockfd >= 0)
+	if (d->lockfd >= 0) {
+		/* still under the lock: nobody else's socket */
+		if (d->ctl_path[0])
+			unlink(d->ctl_path);
 		close(d->lockfd);
+	}
+	if (d->ctl_lockfd >= 0)
+		close(d->ctl_lockfd);
 	if (d->pidfd >= 0) {
 		unlink(d->opts.pidfile);
 		close(d->pidfd);
@@ -1359,6 +1374,7 @@ int main(int argc, char **argv)
 	d->argc = argc;
 	d->argv = argv;
 	d->epfd = d->tfd = d->sfd = d->lockfd = d->pidfd = d->readyfd = -1;
+	d->ctl_lockfd = -1;
 	for (i = 0; i < TC_MAX_PORTS; i++)
 		d->ports[i].fd = -1;
 	if (!getcwd(d->cwd, sizeof(d->cwd)))

@@ -25,8 +25,6 @@
 #define TD_MAX_CATCHUP		10	/* ticks past the armed one run after a stall */
 #define TD_RX_BUDGET		64	/* frames read per port per wakeup */
 #define TD_FRAME_BUF		9216
-/* the abstract socket of the daemon of one node device (per netns) */
-#define TD_CTRL_NAME		"torusd/%s"
 
 /* one port of the node, indexed by its label */
 struct td_port {
@@ -82,7 +80,9 @@ struct torusd {
 	int		epfd;
 	int		tfd;		/* timerfd: the tick */
 	int		sfd;		/* signalfd */
-	int		lockfd;		/* abstract socket: one daemon/node */
+	int		lockfd;		/* control socket (lib/ctlsock.h) */
+	int		ctl_lockfd;	/* its lock: one daemon per node */
+	char		ctl_path[108];	/* its path, unlinked at exit */
 	int		pidfd;
 	int		readyfd;	/* pipe to the parent until ready, -1 */
 	bool		stop;

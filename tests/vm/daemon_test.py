@@ -30,6 +30,8 @@ import re
 import select
 import signal
 import socket
+import stat
+import struct
 import subprocess
 import sys
 import time
@@ -61,16 +63,35 @@ def lab_log(msg):
     print("# " + msg, flush=True)
 
 
+def torusd_ctl_path(dev="tor0"):
+    """torusd's control socket for DEV in the current network namespace
+    (lib/ctlsock.h): /run/torusd/ctl-NETNS-DEV."""
+    ino = os.stat("/proc/thread-self/ns/net").st_ino
+    return "/run/torusd/ctl-%d-%s" % (ino, dev)
+
+
 def ask_torusd(ns, req, dev="tor0"):
-    """torusd's answer to REQ on its socket @torusd/DEV in namespace ns:
-    {key: value} of the words after "ok"."""
+    """torusd's answer to REQ on its socket /run/torusd/ctl-NETNS-DEV in
+    namespace ns: {key: value} of the words after "ok".  The reply must
+    come from a root process (SCM_CREDENTIALS), as the torus tool wants."""
     def ask():
+        path = torusd_ctl_path(dev)
+        st = os.lstat(path)
+        assert stat.S_ISSOCK(st.st_mode) and st.st_uid == 0 and \
+            not st.st_mode & 0o002, "%s is not torusd's" % path
         s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
-            s.bind("")          # autobind: an address for the reply
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_PASSCRED, 1)
             s.settimeout(5)
-            s.sendto(req.encode(), b"\0torusd/" + dev.encode())
-            return s.recv(65536).decode()
+            s.connect(path)
+            s.send(req.encode())
+            data, anc, _, _ = s.recvmsg(65536, socket.CMSG_SPACE(12))
+            creds = [struct.unpack("iII", d[:12]) for lvl, typ, d in anc
+                     if lvl == socket.SOL_SOCKET and
+                     typ == socket.SCM_CREDENTIALS]
+            assert creds and creds[0][1] == 0, \
+                "reply on %s not from root: %s" % (path, creds)
+            return data.decode()
         finally:
             s.close()
     # a daemon just started answers once it has bound its socket: the

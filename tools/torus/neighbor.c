@@ -6,24 +6,21 @@
  *	torus neighbor show [ dev DEV ]
  *
  * The kernel knows ports and cables, not who is across them: torusd
- * does.  The tool asks the daemon of the node device on its abstract
- * socket @torusd/DEV (one per network namespace, so -n NETNS works) and
+ * does.  The tool asks the daemon of the node device on its control
+ * socket /run/torusd/ctl-NETNS-DEV (one per network namespace, so -n
+ * NETNS works; a reply not from root's torusd is refused: ctlsock.h) and
  * prints each port with the node across it, the state of the cable's
  * orientation (none, unresolved, conflict, resolved), the direction the
  * port serves in the kernel and, for a cable discovery refuses, why.
  */
-#include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include <net/if.h>
 
+#include "ctlsock.h"
 #include "json_print.h"
 #include "tool.h"
 
@@ -115,46 +112,13 @@ static void print_line(const char *line)
 
 int torusd_ask(const char *dev, const char *req, char *buf, size_t size)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
-	struct pollfd pfd;
-	socklen_t len;
-	ssize_t n;
-	int fd, r;
+	char err[256];
 
-	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		fprintf(stderr, "Error: socket: %s\n", strerror(errno));
+	if (torusd_ctl_ask(TORUSD_RUN_DIR, dev, req, buf, size, REPLY_WAIT_MS,
+			   err, sizeof(err))) {
+		fprintf(stderr, "Error: %s\n", err);
 		return -1;
 	}
-	/* an autobound abstract address, for the reply */
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sa_family_t))) {
-		fprintf(stderr, "Error: bind: %s\n", strerror(errno));
-		close(fd);
-		return -1;
-	}
-	r = snprintf(sun.sun_path + 1, sizeof(sun.sun_path) - 1,
-		     "torusd/%s", dev);
-	len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + r);
-	if (sendto(fd, req, strlen(req), 0, (struct sockaddr *)&sun, len) < 0) {
-		fprintf(stderr, "Error: no torusd runs on %s in this network namespace (%s)\n",
-			dev, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	pfd.fd = fd;
-	pfd.events = POLLIN;
-	if (poll(&pfd, 1, REPLY_WAIT_MS) != 1) {
-		fprintf(stderr, "Error: torusd on %s did not answer\n", dev);
-		close(fd);
-		return -1;
-	}
-	n = recv(fd, buf, size - 1, 0);
-	close(fd);
-	if (n < 0) {
-		fprintf(stderr, "Error: receive: %s\n", strerror(errno));
-		return -1;
-	}
-	buf[n] = '\0';
 	return 0;
 }
 

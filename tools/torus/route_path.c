@@ -7,7 +7,8 @@
  * plan in the header), so the whole path is known where it was computed:
  * torusd keeps the route set it installed (its fault set, plans, lambs,
  * table) and walks the route on request ("path COORD" on its socket
- * @torusd/DEV, one per network namespace, as for "torus neighbor show").
+ * /run/torusd/ctl-NETNS-DEV, one per network namespace, as for "torus
+ * neighbor show").
  */
 #include <stdio.h>
 #include <stdlib.h>
