@@ -921,8 +921,14 @@ static void tc_send_all(struct tc_node *n)
 	uint32_t hashes[TC_MAX_PORTS];
 	unsigned int p, nn = 0;
 
+	/*
+	 * Our neighbor table: who is across each port.  A cable marked
+	 * miswired is left out: the node across is not where the port
+	 * leads, and a neighbor would take it for the next node along the
+	 * axis (tc_ring_refuted()) or for a corner of a square.
+	 */
 	for (p = 0; p < tc_nports(n); p++) {
-		if (!n->nbr[p].id)
+		if (!n->nbr[p].id || (n->nbr[p].flags & NB_MISWIRED))
 			continue;
 		labels[nn] = p;
 		hashes[nn++] = tw_id_hash(n->nbr[p].id);
