@@ -230,6 +230,45 @@ bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
 }
 
 /*
+ * An axis with a closed end is a line: a board without a port there
+ * ends it, and no ring has an end.  A turn seen along it (two cables
+ * joining one pair of nodes, a cable plugged into the wrong node) is
+ * no extent.
+ */
+static bool tc_axis_closed(const struct tc_node *n, unsigned int k)
+{
+	return n->clmin[k] != INT16_MAX || n->clmax[k] != INT16_MIN;
+}
+
+/*
+ * Forget what we took for a ring on an axis since seen closed, and a
+ * survey of it: the line's span decides it (tc_undecided_axis()).
+ */
+static void tc_lines_unwrap(struct tc_node *n)
+{
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++) {
+		if (!tc_axis_closed(n, k) || (!n->gcd[k] && !n->hold_dims[k]))
+			continue;
+		n->stats.refuted++;
+		n->gcd[k] = 0;
+		n->hold_dims[k] = 0;
+		tc_changed(n);
+	}
+}
+
+/* a neighbor's ring on @k, none if either of us saw the axis closed */
+static uint16_t tc_nbr_ring(const struct tc_node *n, const struct tc_nbr *nb,
+			    unsigned int k)
+{
+	if (tc_axis_closed(n, k) || nb->clmin[k] != INT16_MAX ||
+	    nb->clmax[k] != INT16_MIN)
+		return 0;
+	return nb->gcd[k];
+}
+
+/*
  * Fold extent knowledge of the same frame into ours, unless what it
  * would make of a ring is refuted by what we see ourselves.
  */
@@ -243,7 +282,7 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 			tc_epoch_follow(n, k, nb);
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
+		uint16_t g = tc_gcd(n->gcd[k], tc_nbr_ring(n, nb, k));
 
 		if (nb->epoch[k] != n->epoch[k] || g == n->gcd[k])
 			continue;
@@ -256,7 +295,7 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 		}
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
+		uint16_t g = tc_gcd(n->gcd[k], tc_nbr_ring(n, nb, k));
 
 		/* a line counted from elsewhere (tcore_resume.c) */
 		if ((nb->kview ^ n->kview) & (1u << k))
@@ -283,6 +322,7 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 		if (nb->clmax[k] > n->clmax[k])
 			n->clmax[k] = nb->clmax[k];
 	}
+	tc_lines_unwrap(n);
 }
 
 /* Extent of an axis: the ring's GCD, else the line's span. */
@@ -712,6 +752,11 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 
 		if (!gap || !tc_epoch_current(n, nb, k))
 			continue;
+		/* a line's gap is a miswired cable (tc_miswired()) */
+		if (tc_axis_closed(n, k)) {
+			n->stats.refuted++;
+			continue;
+		}
 		g = tc_gcd(n->gcd[k], (uint16_t)abs(gap));
 		if (g == n->gcd[k])
 			continue;
@@ -1266,6 +1311,7 @@ void tc_tick(struct tc_node *n)
 	}
 	tc_epoch_tick(n);
 	tc_note_ends(n);
+	tc_lines_unwrap(n);
 	tc_note_miswired(n);
 
 	changed = n->flags & TN_CHANGED;
