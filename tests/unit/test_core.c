@@ -1163,6 +1163,136 @@ UNIT_TEST(core_miswired_cable_returns)
 	fab_free(&F);
 }
 
+/* torusd's timers instead of the fabric's: every node started anew */
+static void fab_timers(struct fab *f, uint16_t hello, uint16_t dead,
+		       uint16_t quiet)
+{
+	struct tc_output out = { .ctx = f, .send = send_cb };
+	int u, p;
+
+	for (u = 0; u < f->nn; u++) {
+		struct tc_config cfg = {
+			.id = f->id[u], .ndims = (uint8_t)f->ndims,
+			.ports = fab_ports(f, u), .hello_ticks = hello,
+			.dead_ticks = dead, .quiet_ticks = quiet,
+		};
+
+		tc_node_init(f->node[u], &cfg, &out);
+		for (p = 0; p < 2 * f->ndims; p++)
+			if (f->peer[u][p] >= 0)
+				tc_port_state(f->node[u], (uint8_t)p, true);
+	}
+}
+
+/* the port of node @u whose cable leads to @v, -1 if none */
+static int port_to(const struct fab *f, int u, int v)
+{
+	int p;
+
+	for (p = 0; p < 2 * f->ndims; p++)
+		if (f->peer[u][p] == v)
+			return p;
+	return -1;
+}
+
+/*
+ * Two cables unplugged and plugged back crossed: the cable from @u1 to
+ * @v1 and the one from @u2 to @v2 become @u1-@v2 and @u2-@v1 (the far
+ * ends keep their labels).  Carrier goes down on the four ports, and
+ * comes back after @gap rounds.
+ */
+static void fab_cross(struct fab *f, int u1, int v1, int u2, int v2, int gap)
+{
+	int a1 = port_to(f, u1, v1), b1 = port_to(f, v1, u1);
+	int a2 = port_to(f, u2, v2), b2 = port_to(f, v2, u2);
+
+	tc_port_state(f->node[u1], (uint8_t)a1, false);
+	tc_port_state(f->node[v1], (uint8_t)b1, false);
+	tc_port_state(f->node[u2], (uint8_t)a2, false);
+	tc_port_state(f->node[v2], (uint8_t)b2, false);
+	fab_run(f, gap);
+	f->peer[u1][a1] = v2;
+	f->peer_port[u1][a1] = (uint8_t)b2;
+	f->peer[v2][b2] = u1;
+	f->peer_port[v2][b2] = (uint8_t)a1;
+	f->peer[u2][a2] = v1;
+	f->peer_port[u2][a2] = (uint8_t)b1;
+	f->peer[v1][b1] = u2;
+	f->peer_port[v1][b1] = (uint8_t)a2;
+	tc_port_state(f->node[u1], (uint8_t)a1, true);
+	tc_port_state(f->node[v1], (uint8_t)b1, true);
+	tc_port_state(f->node[u2], (uint8_t)a2, true);
+	tc_port_state(f->node[v2], (uint8_t)b2, true);
+}
+
+/* nodes still surveying a ring (tc_surveying()) */
+static int fab_surveying(const struct fab *f)
+{
+	int u, n = 0;
+
+	for (u = 0; u < f->nn; u++)
+		n += tc_surveying(f->node[u]);
+	return n;
+}
+
+/*
+ * Crossed plugs on a 10x5x4 fabric whose x and y axes are lines (nodes
+ * cabled in random rotations; node u sits at x + 10y + 50z).
+ *
+ * With torusd's timers, a y cable (120-130) and a z cable (140-190) are
+ * plugged back crossed as soon as every node is placed: nodes that just
+ * joined see five distinct nodes in a row refute the z ring of 4 and
+ * survey it again.  Each crossed cable is refuted at its ends and left
+ * out of their port maps, and the survey must end with the ring of 4
+ * again: the node next to 190 must not take 190's crossed cable, still
+ * in 190's neighbor table, for the next node along the ring (a window
+ * of five distinct nodes refuting the ring forever).
+ *
+ * Cabled crossed from the start, two cables of one x line (80-81 and
+ * 82-83 become 81-82, a second cable between them, and 80-83): the
+ * pair joined twice looks like a ring of two, but the line has closed
+ * ends, so no node may take it for one (it would show the x axis as a
+ * ring of 2).
+ */
+UNIT_TEST(core_crossed_plugs_on_lines)
+{
+	struct tc_view v;
+	uint64_t s;
+	int u, t;
+
+	for (s = 1; s <= 3; s++) {
+		rng_state = 5500 + s;
+		fab_init(&F, "10x5x4", "001");
+		for (u = 0; u < F.nn; u++)
+			rand_perm(F.S[u], F.ndims);
+		fab_setup(&F, 16);
+		fab_timers(&F, 10, 40, 30);
+		for (t = 0; t < 300 && fab_check(&F) != 200; t++)
+			fab_round(&F);
+		UNIT_CHECK(fab_check(&F) == 200);
+		fab_cross(&F, 120, 130, 140, 190, 1);
+		fab_run(&F, 400);
+		UNIT_CHECK(fab_check(&F) == 200);
+		UNIT_CHECK(fab_surveying(&F) == 0);
+		tc_view(F.node[190], &v);
+		UNIT_CHECK(v.miswired & (1u << port_to(&F, 190, 120)));
+		tc_view(F.node[140], &v);
+		UNIT_CHECK(v.miswired & (1u << port_to(&F, 140, 130)));
+		fab_free(&F);
+
+		rng_state = 30 + s;
+		fab_init(&F, "10x5x4", "001");
+		for (u = 0; u < F.nn; u++)
+			rand_perm(F.S[u], F.ndims);
+		fab_setup(&F, 16);
+		fab_cross(&F, 81, 80, 83, 82, 0);
+		fab_run(&F, 300);
+		UNIT_CHECK(fab_check(&F) >= 190);
+		UNIT_CHECK(fab_surveying(&F) == 0);
+		fab_free(&F);
+	}
+}
+
 /*
  * Staggered starts: daemons start over 10x the quiet time in random
  * order (the cables have carrier from the start: the kernel is up, the
@@ -1366,6 +1496,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_dead_timer_65535),
 	UNIT_CASE(core_lying_gcd_refuted),
 	UNIT_CASE(core_miswired_cable_returns),
+	UNIT_CASE(core_crossed_plugs_on_lines),
 	UNIT_CASE(core_staggered_starts),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
