@@ -133,8 +133,15 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 		return -ENOSPC;
 	}
 	plans_of(s, &newp);
-	if (old)
+	/* what to put back: the installed set's, else the kernel's own */
+	memset(&oldp, 0, sizeof(oldp));
+	if (old) {
 		plans_of(old, &oldp);
+	} else if (td_nl_plans_get(&d->nl, d->ifindex, &oldp)) {
+		memset(&oldp, 0, sizeof(oldp));
+		log_debug("routes: the kernel's plans unread (%s): none put back if the exceptions are refused",
+			  d->nl.err);
+	}
 	exc = calloc(s->exceptions ? s->exceptions : 1, sizeof(*exc));
 	if (!exc)
 		return -ENOMEM;
@@ -156,8 +163,8 @@ static int install_set(struct torusd *d, const struct troute_node_set *s)
 		exc[n].plan1 = rt->plan1;
 		n++;
 	}
-	err = td_rpush(&push_ops, d, old ? &oldp : NULL, &newp, exc, n,
-		       &rerr);
+	err = td_rpush(&push_ops, d, old || oldp.nplans ? &oldp : NULL, &newp,
+		       exc, n, &rerr);
 	free(exc);
 	if (err && rerr)
 		log_err("routes: the installed set's plans could not be put back: %s",

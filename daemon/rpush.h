@@ -17,14 +17,6 @@
 
 #include "tnl.h"
 
-/* the plans of a route set as PLAN_SET carries them */
-struct td_plans {
-	unsigned int	nplans;		/* plan 0 (DOR) included */
-	unsigned int	ndims;
-	uint8_t		order[TORUS_MAX_PLANS][TC_MAX_AXES];
-	uint8_t		policy[TORUS_MAX_PLANS][TC_MAX_AXES];
-};
-
 struct td_rpush_ops {
 	int (*plan_set)(void *ctx, const struct td_plans *p);
 	int (*route_replace)(void *ctx, const struct td_route_exc *exc,

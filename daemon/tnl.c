@@ -55,6 +55,12 @@ static struct nla_policy coll_tree_policy[TORUS_COLL_TREE_A_MAX + 1] = {
 	[TORUS_COLL_TREE_A_CHILDREN]	= { .type = NLA_U32 },
 };
 
+static struct nla_policy plan_policy[TORUS_PLAN_A_MAX + 1] = {
+	[TORUS_PLAN_A_INDEX]	= { .type = NLA_U8 },
+	[TORUS_PLAN_A_ORDER]	= { .type = NLA_NESTED },
+	[TORUS_PLAN_A_POLICY]	= { .type = NLA_NESTED },
+};
+
 static struct nla_policy port_policy[TORUS_PORT_A_MAX + 1] = {
 	[TORUS_PORT_A_IFINDEX]	= { .type = NLA_U32 },
 	[TORUS_PORT_A_IFNAME]	= { .type = NLA_STRING },
@@ -484,6 +490,56 @@ int td_nl_node_get(struct td_nl *nl, uint32_t ifindex, struct td_knode *kn)
 		snprintf(nl->err, sizeof(nl->err), "node get: no reply");
 		err = -EPROTO;
 	}
+	return err;
+}
+
+/* NODE_GET's TORUS_A_PLAN nests, repeated: walked, not parsed into tb */
+static int plans_get_parse(struct nlmsghdr *nlh, void *arg)
+{
+	uint32_t ord[TC_MAX_AXES], pol[TC_MAX_AXES];
+	struct genlmsghdr *gh = nlmsg_data(nlh);
+	struct nlattr *tb[TORUS_PLAN_A_MAX + 1];
+	struct td_plans *p = arg;
+	unsigned int seen = 0, idx;
+	struct nlattr *a;
+	int rem, n, k, i;
+
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0),
+			  rem) {
+		if (nla_type(a) != TORUS_A_PLAN)
+			continue;
+		if (nla_parse_nested(tb, TORUS_PLAN_A_MAX, a, plan_policy) ||
+		    !tb[TORUS_PLAN_A_INDEX] || !tb[TORUS_PLAN_A_ORDER] ||
+		    !tb[TORUS_PLAN_A_POLICY])
+			return -EPROTO;
+		idx = nla_get_u8(tb[TORUS_PLAN_A_INDEX]);
+		n = parse_axes(tb[TORUS_PLAN_A_ORDER], ord);
+		k = parse_axes(tb[TORUS_PLAN_A_POLICY], pol);
+		if (idx < 1 || idx >= TORUS_MAX_PLANS || n <= 0 || n != k ||
+		    (p->ndims && p->ndims != (unsigned int)n))
+			return -EPROTO;
+		p->ndims = (unsigned int)n;
+		for (i = 0; i < n; i++) {
+			p->order[idx][i] = (uint8_t)ord[i];
+			p->policy[idx][i] = (uint8_t)pol[i];
+		}
+		seen |= 1u << idx;
+	}
+	for (p->nplans = 1; seen & (1u << p->nplans); p->nplans++)
+		;
+	return seen == (1u << p->nplans) - 2 ? 0 : -EPROTO;
+}
+
+int td_nl_plans_get(struct td_nl *nl, uint32_t ifindex, struct td_plans *p)
+{
+	struct nl_msg *msg = request(nl, TORUS_CMD_NODE_GET, 0, ifindex);
+	int err;
+
+	if (!msg)
+		return no_msg(nl, TORUS_CMD_NODE_GET);
+	memset(p, 0, sizeof(*p));
+	err = talk(nl, msg, TORUS_CMD_NODE_GET, plans_get_parse, p);
+	nlmsg_free(msg);
 	return err;
 }
 

@@ -63,6 +63,14 @@ struct td_route_exc {
 	uint8_t		plan1;
 };
 
+/* a node's plans as PLAN_SET carries them and NODE_GET reports them */
+struct td_plans {
+	unsigned int	nplans;		/* plan 0 (DOR, never sent) included */
+	unsigned int	ndims;
+	uint8_t		order[TORUS_MAX_PLANS][TC_MAX_AXES];
+	uint8_t		policy[TORUS_MAX_PLANS][TC_MAX_AXES];
+};
+
 /* a TORUS_CMD_NODE_SET request */
 struct td_node_req {
 	uint64_t	id;		/* 0: leave */
@@ -118,6 +126,12 @@ int td_nl_portmap_set(struct td_nl *nl, uint32_t ifindex,
 int td_nl_plan_set(struct td_nl *nl, uint32_t ifindex, unsigned int nplans,
 		   const uint8_t (*order)[TC_MAX_AXES],
 		   const uint8_t (*policy)[TC_MAX_AXES], unsigned int ndims);
+/*
+ * The node's plans as the kernel holds them (NODE_GET's TORUS_A_PLAN
+ * nests; plan 0 not reported, left zero); -EPROTO if they are not plans
+ * 1..n-1 over one number of axes, which PLAN_SET could not put back
+ */
+int td_nl_plans_get(struct td_nl *nl, uint32_t ifindex, struct td_plans *p);
 /*
  * Replace the whole exception table by @exc in one TORUS_CMD_ROUTE_BATCH
  * (TORUS_A_ROUTES_REPLACE): the kernel swaps it atomically; n may be 0.
