@@ -388,6 +388,38 @@ static bool tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 static bool tc_usable(const struct tc_nbr *nb);
 static int tc_undecided_axis(const struct tc_node *n);
 
+static bool tc_turn_evidence(const struct tc_node *n, uint8_t p);
+
+/*
+ * A neighbor of our frame we trust places us where the frame cannot
+ * have us: off our place along a line, or by other than whole turns
+ * around a ring.  One of the two took its place across a cable plugged
+ * into the wrong node; neither places until they agree.
+ */
+static bool tc_contradicted(const struct tc_node *n)
+{
+	int16_t pred[TC_MAX_AXES];
+	unsigned int p, k;
+
+	for (p = 0; p < tc_nports(n); p++) {
+		const struct tc_nbr *nb = &n->nbr[p];
+
+		if (!tc_turn_evidence(n, (uint8_t)p) ||
+		    nb->R[nb->peer_port >> 1] == TC_NONE)
+			continue;
+		tc_nbr_places_us(nb, pred);
+		for (k = 0; k < n->cfg.ndims; k++) {
+			int gap = pred[k] - n->coord[k];
+
+			if (gap && tc_epoch_current(n, nb, k) &&
+			    (tc_axis_closed(n, k) ||
+			     (n->gcd[k] && gap % n->gcd[k])))
+				return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Placed by a placed neighbor's frame: only once our copy of its extent
  * record decides every axis (a record lost on the way must not place us
@@ -395,7 +427,8 @@ static int tc_undecided_axis(const struct tc_node *n);
  */
 static void tc_place_decided(struct tc_node *n)
 {
-	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0) {
+	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0 &&
+	    !tc_contradicted(n)) {
 		n->flags |= TN_PLACED | TN_DIRTY | TN_JOINER;
 		n->placed_at = n->now;
 	}
@@ -779,7 +812,8 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 			 * refuting the frame's ring on a trusted cable
 			 * means the ring changed since it was decided.
 			 */
-			if (n->gcd[k] && !n->hold_dims[k])
+			if (n->gcd[k] && !n->hold_dims[k] &&
+			    (n->flags & (TN_PLACED | TN_MEMBER)))
 				tc_epoch_start(n, k);
 			else
 				n->stats.refuted++;
@@ -1334,6 +1368,8 @@ void tc_tick(struct tc_node *n)
 			n->reason = R_UNDECIDED;
 			n->reason_axis = (uint8_t)tc_undecided_axis(n);
 		}
+		else if (tc_contradicted(n))
+			n->reason = R_CONTRADICTION;
 		else if (n->cfg.block_mode && n->quiet >= n->cfg.quiet_ticks &&
 			 tc_smaller_than_block(n))
 			n->reason = R_FRAGMENT;
