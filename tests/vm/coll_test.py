@@ -296,17 +296,23 @@ def check_readonly(rack):
 @case("coll_hostile_neighbour_cannot_block")
 def check_hostile(rack):
     """A neighbour puts UP frames on its cable for operations nobody
-    joined: 16 sequence numbers far ahead, 16 node lists, then numbers
-    0-255 of the whole fabric.  They take no slot a join needs (every
-    node's barrier at once is accepted), the ones outside the window are
-    refused and counted, and those inside it are forgotten after the
-    default timeout: then every barrier succeeds."""
+    joined: 16 sequence numbers far ahead, 16 node lists, then the next
+    256 numbers of the whole fabric.  They take no slot a join needs
+    (every node's barrier at once is accepted), the ones outside the
+    window are refused and counted, and those inside it are forgotten
+    after the default timeout: then every barrier succeeds."""
     attacker, victim = (0, 2, 2), (1, 2, 2)
     port = rack.port(attacker, 0, False)
-    frames = [coll_frame(attacker, victim, seq) for seq in range(1000, 1016)]
+    # the number the next operation takes: the one after a barrier's
+    res = run_all(rack, rack.nodes, lambda c: ["barrier", "timeout",
+                                               "30000"])
+    all_ok(res)
+    nxt = res[victim][1]["seq"] + 1
+    frames = [coll_frame(attacker, victim, nxt + 1000 + k)
+              for k in range(16)]
     frames += [coll_frame(attacker, victim, k, group=0x8000 | (100 + k))
                for k in range(16)]
-    frames += [coll_frame(attacker, victim, seq) for seq in range(256)]
+    frames += [coll_frame(attacker, victim, nxt + k) for k in range(256)]
     def refused():
         return rack.node_json(victim)["stats"]["drop"].get("coll_refused",
                                                            0)
