@@ -2382,20 +2382,28 @@ static void torus_coll_early_slots_test(struct kunit *test)
 
 #define COLL_FX_FLOOD	100000
 
-/* Bytes kept in every slot's frames ahead of a join. */
-static size_t coll_fx_early_bytes(struct coll_fixture *fx)
+/*
+ * Bytes kept in every slot's frames ahead of a join, and (@counted) what
+ * the node counts of them.
+ */
+static size_t coll_fx_early_bytes(struct coll_fixture *fx, size_t *counted)
 {
 	struct torus_node *node = netdev_priv(fx->node);
-	struct torus_coll *coll = rtnl_dereference(node->coll);
+	struct torus_coll *coll;
 	struct sk_buff *skb;
 	size_t bytes = 0;
 	unsigned int i;
 
+	rtnl_lock();
+	coll = rtnl_dereference(node->coll);
 	spin_lock_bh(&coll->lock);
 	for (i = 0; i < TORUS_COLL_SLOTS; i++)
 		skb_queue_walk(&coll->slot[i].early, skb)
 			bytes += skb->truesize;
+	if (counted)
+		*counted = coll->early_bytes;
 	spin_unlock_bh(&coll->lock);
+	rtnl_unlock();
 	return bytes;
 }
 
@@ -2413,9 +2421,9 @@ static void torus_coll_early_budget_test(struct kunit *test)
 			   i % 2 ? TORUS_COLL_GROUP_LIST | (i / 2 % 8) : 0,
 			   i / 16 % TORUS_COLL_SLOTS, TORUS_COLL_MAX_COUNT,
 			   0, n);
-	KUNIT_EXPECT_LE(test, coll_fx_early_bytes(fx),
+	KUNIT_EXPECT_LE(test, coll_fx_early_bytes(fx, NULL),
 			(size_t)TORUS_COLL_EARLY_BYTES);
-	KUNIT_EXPECT_GT(test, coll_fx_early_bytes(fx), (size_t)0);
+	KUNIT_EXPECT_GT(test, coll_fx_early_bytes(fx, NULL), (size_t)0);
 }
 
 /*
@@ -2578,8 +2586,11 @@ static void torus_coll_answer_room_test(struct kunit *test)
  * with operations joined and timing out among them: no sanitizer report
  * (make check runs it under KASAN too), the node keeps within its
  * budget, and a plain operation runs afterwards.  make fuzz runs it
- * with torus.coll_fuzz_frames=10000000.
+ * with torus.coll_fuzz_frames=10000000: in runs of COLL_FUZZ_RUN frames
+ * (a parameter each, on a node of its own, seeds one apart), as a case
+ * has 300 s.
  */
+#define COLL_FUZZ_RUN	200000
 static unsigned int coll_fuzz_frames = 20000;
 module_param(coll_fuzz_frames, uint, 0444);
 MODULE_PARM_DESC(coll_fuzz_frames, "KUnit: frames of the collectives fuzz case");
@@ -2681,41 +2692,60 @@ static void coll_fx_fuzz_join(struct coll_fixture *fx, u64 *r)
 	coll_fx_join_req(fx, &req);
 }
 
+/* the runs of the fuzz case: 10^8 frames at most */
+static const u16 coll_fuzz_runs[500];
+
+static const void *coll_fuzz_run_gen(const void *prev, char *desc)
+{
+	const u16 *run = prev ? (const u16 *)prev + 1 : coll_fuzz_runs;
+	unsigned int n = DIV_ROUND_UP(coll_fuzz_frames, COLL_FUZZ_RUN);
+
+	n = min_t(unsigned int, n, ARRAY_SIZE(coll_fuzz_runs));
+	if (run - coll_fuzz_runs >= n)
+		return NULL;
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "run %td",
+		 run - coll_fuzz_runs);
+	return run;
+}
+
 static void torus_coll_fuzz_test(struct kunit *test)
 {
+	unsigned int run = (const u16 *)test->param_value - coll_fuzz_runs;
+	unsigned int frames = min_t(unsigned int, COLL_FUZZ_RUN,
+				    coll_fuzz_frames - run * COLL_FUZZ_RUN);
 	struct coll_fixture *fx = test->priv;
 	struct torus_node *node = netdev_priv(fx->node);
+	u64 r = (coll_fuzz_seed + run) | 1;
 	struct torus_coll *coll;
-	u64 r = coll_fuzz_seed | 1;
+	size_t counted;
 	unsigned int i;
 	u32 seq;
 
-	for (i = 0; i < coll_fuzz_frames; i++) {
+	for (i = 0; i < frames; i++) {
 		coll_fx_fuzz_frame(fx, &r);
 		if (!(i % 64))
 			coll_fx_fuzz_join(fx, &r);
 		if (!(i % 4096))
 			cond_resched();
 	}
-	KUNIT_EXPECT_LE(test, coll_fx_early_bytes(fx),
+	KUNIT_EXPECT_LE(test, coll_fx_early_bytes(fx, &counted),
 			(size_t)TORUS_COLL_EARLY_BYTES);
+	KUNIT_EXPECT_EQ(test, coll_fx_early_bytes(fx, NULL), counted);
 	rtnl_lock();
 	coll = rtnl_dereference(node->coll);
 	spin_lock_bh(&coll->lock);
 	for (i = 0; i < TORUS_COLL_SLOTS; i++)
 		KUNIT_EXPECT_LE(test, skb_queue_len(&coll->slot[i].down_q),
 				max_t(u32, coll->slot[i].count, 1));
+	seq = coll->next_seq[0];
 	spin_unlock_bh(&coll->lock);
 	rtnl_unlock();
-	KUNIT_EXPECT_EQ(test, coll_fx_early_bytes(fx),
-			(size_t)coll->early_bytes);
 
 	/* the operations joined have timed out: a plain one runs */
 	msleep(100);
 	skb_queue_purge(&fx->to_parent);
 	skb_queue_purge(&fx->to_child);
 	fx->answers = 0;
-	seq = coll->next_seq[0];
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, seq, 2);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
@@ -2757,7 +2787,7 @@ static struct kunit_case torus_coll_engine_cases[] = {
 	KUNIT_CASE(torus_coll_spoofed_test),
 	KUNIT_CASE(torus_coll_requester_gone_test),
 	KUNIT_CASE(torus_coll_answer_room_test),
-	KUNIT_CASE(torus_coll_fuzz_test),
+	KUNIT_CASE_PARAM(torus_coll_fuzz_test, coll_fuzz_run_gen),
 	{}
 };
 
