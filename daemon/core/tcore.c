@@ -230,45 +230,6 @@ bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
 }
 
 /*
- * An axis with a closed end is a line: a board without a port there
- * ends it, and no ring has an end.  A turn seen along it (two cables
- * joining one pair of nodes, a cable plugged into the wrong node) is
- * no extent.
- */
-static bool tc_axis_closed(const struct tc_node *n, unsigned int k)
-{
-	return n->clmin[k] != INT16_MAX || n->clmax[k] != INT16_MIN;
-}
-
-/*
- * Forget what we took for a ring on an axis since seen closed, and a
- * survey of it: the line's span decides it (tc_undecided_axis()).
- */
-static void tc_lines_unwrap(struct tc_node *n)
-{
-	unsigned int k;
-
-	for (k = 0; k < n->cfg.ndims; k++) {
-		if (!tc_axis_closed(n, k) || (!n->gcd[k] && !n->hold_dims[k]))
-			continue;
-		n->stats.refuted++;
-		n->gcd[k] = 0;
-		n->hold_dims[k] = 0;
-		tc_changed(n);
-	}
-}
-
-/* a neighbor's ring on @k, none if either of us saw the axis closed */
-static uint16_t tc_nbr_ring(const struct tc_node *n, const struct tc_nbr *nb,
-			    unsigned int k)
-{
-	if (tc_axis_closed(n, k) || nb->clmin[k] != INT16_MAX ||
-	    nb->clmax[k] != INT16_MIN)
-		return 0;
-	return nb->gcd[k];
-}
-
-/*
  * Fold extent knowledge of the same frame into ours, unless what it
  * would make of a ring is refuted by what we see ourselves.
  */
@@ -282,7 +243,7 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 			tc_epoch_follow(n, k, nb);
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], tc_nbr_ring(n, nb, k));
+		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
 
 		if (nb->epoch[k] != n->epoch[k] || g == n->gcd[k])
 			continue;
@@ -295,7 +256,7 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 		}
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], tc_nbr_ring(n, nb, k));
+		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
 
 		/* a line counted from elsewhere (tcore_resume.c) */
 		if ((nb->kview ^ n->kview) & (1u << k))
@@ -322,7 +283,6 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 		if (nb->clmax[k] > n->clmax[k])
 			n->clmax[k] = nb->clmax[k];
 	}
-	tc_lines_unwrap(n);
 }
 
 /* Extent of an axis: the ring's GCD, else the line's span. */
@@ -388,38 +348,6 @@ static bool tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 static bool tc_usable(const struct tc_nbr *nb);
 static int tc_undecided_axis(const struct tc_node *n);
 
-static bool tc_turn_evidence(const struct tc_node *n, uint8_t p);
-
-/*
- * A neighbor of our frame we trust places us where the frame cannot
- * have us: off our place along a line, or by other than whole turns
- * around a ring.  One of the two took its place across a cable plugged
- * into the wrong node; neither places until they agree.
- */
-static bool tc_contradicted(const struct tc_node *n)
-{
-	int16_t pred[TC_MAX_AXES];
-	unsigned int p, k;
-
-	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
-
-		if (!tc_turn_evidence(n, (uint8_t)p) ||
-		    nb->R[nb->peer_port >> 1] == TC_NONE)
-			continue;
-		tc_nbr_places_us(nb, pred);
-		for (k = 0; k < n->cfg.ndims; k++) {
-			int gap = pred[k] - n->coord[k];
-
-			if (gap && tc_epoch_current(n, nb, k) &&
-			    (tc_axis_closed(n, k) ||
-			     (n->gcd[k] && gap % n->gcd[k])))
-				return true;
-		}
-	}
-	return false;
-}
-
 /*
  * Placed by a placed neighbor's frame: only once our copy of its extent
  * record decides every axis (a record lost on the way must not place us
@@ -427,8 +355,7 @@ static bool tc_contradicted(const struct tc_node *n)
  */
 static void tc_place_decided(struct tc_node *n)
 {
-	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0 &&
-	    !tc_contradicted(n)) {
+	if (!(n->flags & TN_PLACED) && tc_undecided_axis(n) < 0) {
 		n->flags |= TN_PLACED | TN_DIRTY | TN_JOINER;
 		n->placed_at = n->now;
 	}
@@ -785,11 +712,6 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 
 		if (!gap || !tc_epoch_current(n, nb, k))
 			continue;
-		/* a line's gap is a miswired cable (tc_miswired()) */
-		if (tc_axis_closed(n, k)) {
-			n->stats.refuted++;
-			continue;
-		}
 		g = tc_gcd(n->gcd[k], (uint16_t)abs(gap));
 		if (g == n->gcd[k])
 			continue;
@@ -812,8 +734,7 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 			 * refuting the frame's ring on a trusted cable
 			 * means the ring changed since it was decided.
 			 */
-			if (n->gcd[k] && !n->hold_dims[k] &&
-			    (n->flags & (TN_PLACED | TN_MEMBER)))
+			if (n->gcd[k] && !n->hold_dims[k])
 				tc_epoch_start(n, k);
 			else
 				n->stats.refuted++;
@@ -1000,14 +921,8 @@ static void tc_send_all(struct tc_node *n)
 	uint32_t hashes[TC_MAX_PORTS];
 	unsigned int p, nn = 0;
 
-	/*
-	 * Our neighbor table: who is across each port.  A cable marked
-	 * miswired is left out: the node across is not where the port
-	 * leads, and a neighbor would take it for the next node along the
-	 * axis (tc_ring_refuted()) or for a corner of a square.
-	 */
 	for (p = 0; p < tc_nports(n); p++) {
-		if (!n->nbr[p].id || (n->nbr[p].flags & NB_MISWIRED))
+		if (!n->nbr[p].id)
 			continue;
 		labels[nn] = p;
 		hashes[nn++] = tw_id_hash(n->nbr[p].id);
@@ -1345,7 +1260,6 @@ void tc_tick(struct tc_node *n)
 	}
 	tc_epoch_tick(n);
 	tc_note_ends(n);
-	tc_lines_unwrap(n);
 	tc_note_miswired(n);
 
 	changed = n->flags & TN_CHANGED;
@@ -1368,8 +1282,6 @@ void tc_tick(struct tc_node *n)
 			n->reason = R_UNDECIDED;
 			n->reason_axis = (uint8_t)tc_undecided_axis(n);
 		}
-		else if (tc_contradicted(n))
-			n->reason = R_CONTRADICTION;
 		else if (n->cfg.block_mode && n->quiet >= n->cfg.quiet_ticks &&
 			 tc_smaller_than_block(n))
 			n->reason = R_FRAGMENT;
