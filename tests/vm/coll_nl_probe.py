@@ -137,6 +137,19 @@ def main():
     err, msg = g.talk(g.request(g.family, cmd, bcast + lst + ranks(own) +
                                 coord_nest(a["TORUS_A_COLL_ROOT"], root)))
     out["root_not_member"] = [err, msg.rstrip(b"\0").decode()]
+    # a combining tree whose nest breaks its policy (NLA_POLICY_NESTED)
+    tree_set = enum(text, "torus_cmd")["TORUS_CMD_COLL_TREE_SET"]
+    tree = enum(text, "torus_coll_tree_attr")
+    ifn = nla(a["TORUS_A_IFNAME"], ifname.encode() + b"\0")
+    for name, inner in {
+        "tree_children_beyond_directions": nla(
+            tree["TORUS_COLL_TREE_A_CHILDREN"], struct.pack("I", 1 << 20)),
+        "tree_parent_not_u8": nla(tree["TORUS_COLL_TREE_A_PARENT"],
+                                  struct.pack("I", 1)),
+    }.items():
+        err, msg = g.talk(g.request(g.family, tree_set, ifn + nla(
+            a["TORUS_A_COLL_TREE"] | 0x8000, inner)))
+        out[name] = [err, msg.rstrip(b"\0").decode()]
     max_count = int(re.search(r"#define TORUS_COLL_MAX_COUNT\s+(\d+)",
                               text).group(1))
     out.update(place_cases(g, cmd, a, kind, enum(text, "torus_coll_type"),

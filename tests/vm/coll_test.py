@@ -759,6 +759,9 @@ def check_list(rack):
         "self_not_member": "not among the members",
         "member_beyond_fabric": "beyond the fabric",
         "root_not_member": "root is not among the members",
+        # the combining tree's nest, by its policy
+        "tree_children_beyond_directions": "reserved bit set",
+        "tree_parent_not_u8": "invalid attribute length",
     }
     # results placed where they cannot be (TORUS_A_COLL_PLACE)
     place = {
@@ -782,6 +785,43 @@ def check_list(rack):
         "non-members; outsiders refused; %d malformed requests refused " \
         "by the module with their reason" % (
             total, fmt(root), fmt(mid), relayed, len(want))
+
+
+@case("coll_requester_accounted_and_gone")
+def check_requester(rack):
+    """What a request holds is its requester's: a placed allreduce of
+    8,190 doubles, run without CAP_IPC_LOCK, shows its 16 pinned pages in
+    VmLck while it waits and none after; its exact-sum arrays (about
+    4.2 MB) are charged to the requester's memory cgroup; one page more
+    than RLIMIT_MEMLOCK is refused.  A request whose socket is closed
+    dies with it: a later socket bound to the same port id hears
+    nothing, not even the timeout."""
+    node = rack.nodes[0]
+    probe = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                         "coll_requester_probe.py")
+    got = loads_strict(rack.exec(node, [
+        "setpriv", "--bounding-set", "-ipc_lock", "python3", probe,
+        "memory", "tor0"]).stdout)
+    kb = got["pages"] * 4
+    assert got["join"][0] == 0, got
+    assert got["locked_kb_waiting"] == kb, \
+        "VmLck %s kB while waiting, want %d" % (got["locked_kb_waiting"], kb)
+    assert got["locked_kb_after"] == 0 and got["locked_kb_end"] == 0, got
+    assert got["answer_error"] == errno.ETIMEDOUT, got
+    assert got["charged_waiting"] >= 4000000, \
+        "only %d bytes charged to the requester's cgroup" % \
+        got["charged_waiting"]
+    assert got["over_limit"][0] == errno.ENOMEM and \
+        "RLIMIT_MEMLOCK" in got["over_limit"][1], got
+    closed = loads_strict(rack.exec(node, ["python3", probe, "closed",
+                                           "tor0"]).stdout)
+    assert closed["join"][0] == 0 and closed["same_portid"], closed
+    assert not closed["received"], \
+        "a closed socket's answer reached the next socket on its port " \
+        "id: %s" % closed
+    return "VmLck %d kB while waiting, 0 after; %.1f MB charged to the " \
+        "cgroup; one page over RLIMIT_MEMLOCK refused; nothing sent to " \
+        "a closed socket's port id" % (kb, got["charged_waiting"] / 1e6)
 
 
 @case("coll_member_deleted_mid_operation")
@@ -996,6 +1036,7 @@ def main():
         check_latency(rack)
         check_readonly(rack)
         check_hostile(rack)
+        check_requester(rack)
         check_member_deleted(rack)
         check_after(rack)
     finally:

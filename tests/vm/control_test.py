@@ -111,6 +111,22 @@ def check_diameter():
     node_set("hoplimit", "8")
 
 
+@case("fabric_over_2_32_nodes_refused")
+def check_rank_range():
+    """A node's rank (collectives' node lists) is a u32: extents of more
+    than 2^32 nodes are refused with the reason, and nothing changes."""
+    node_set("coord", "0,0", "dims", "8,8")
+    before = torus_json("node", "show")[0]
+    # 17^8 nodes (about 7 * 10^9), 64 hops across
+    res = node_set("coord", ",".join(["0"] * 8), "dims", ",".join(["17"] * 8),
+                   check=False)
+    assert res.returncode != 0, "a fabric of 17^8 nodes was accepted"
+    assert "2^32 nodes" in res.stderr, res.stderr
+    after = torus_json("node", "show")[0]
+    for k in ("dims", "coord", "hop_limit", "generation"):
+        assert before[k] == after[k], "%s: %s -> %s" % (k, before[k], after[k])
+
+
 @case("route_batch_replace_merge_and_errors")
 def check_batch_semantics():
     """A batch merges, or replaces with "replace"; a bad line or a
@@ -244,6 +260,7 @@ def main():
     try:
         check_prune()
         check_diameter()
+        check_rank_range()
         check_batch_semantics()
         check_batch_timing(args.routes)
         check_nobody()
