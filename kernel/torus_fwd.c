@@ -25,7 +25,11 @@ enum skb_drop_reason torus_skb_drop_reason(enum torus_drop_reason r)
 		return SKB_DROP_REASON_HDR_TRUNC;
 	case TORUS_DROP_VERSION:
 	case TORUS_DROP_PROTO:
+	case TORUS_DROP_VLAN:
 		return SKB_DROP_REASON_UNHANDLED_PROTO;
+	case TORUS_DROP_SPOOFED:
+		/* a source its arrival port cannot have: as rp_filter */
+		return SKB_DROP_REASON_IP_RPFILTER;
 	case TORUS_DROP_NOT_PLACED:
 	case TORUS_DROP_LINK_DOWN:
 	case TORUS_DROP_NO_PEER:

@@ -787,6 +787,53 @@ def check_list(rack):
             total, fmt(root), fmt(mid), relayed, len(want))
 
 
+TRACEFS = "/sys/kernel/tracing"
+
+
+def drop_trace(instance):
+    """A trace instance recording skb:kfree_skb of fabric frames
+    (EtherType 0x88B5): its directory."""
+    if not os.path.exists(os.path.join(TRACEFS, "instances")):
+        subprocess.run(["mount", "-t", "tracefs", "nodev", TRACEFS],
+                       check=True)
+    where = os.path.join(TRACEFS, "instances", instance)
+    if not os.path.isdir(where):
+        os.mkdir(where)
+    event = os.path.join(where, "events", "skb", "kfree_skb")
+    with open(os.path.join(event, "filter"), "w") as f:
+        f.write("protocol == %d" % 0x88B5)
+    with open(os.path.join(event, "enable"), "w") as f:
+        f.write("1")
+    return where
+
+
+@case("coll_drops_name_their_reason")
+def check_drop_reasons(rack):
+    """Frames a node refuses reach the kernel's drop monitor with a
+    reason (skb:kfree_skb), not as "not specified": a truncated header
+    (HDR_TRUNC) and a collective frame from a source that is not the
+    neighbour on that cable (IP_RPFILTER, as a reverse-path filter)."""
+    attacker, victim = (0, 2, 2), (1, 2, 2)
+    port = rack.port(attacker, 0, False)
+    where = drop_trace("torus-drops")
+    try:
+        truncated = coll_frame(attacker, victim, 1)[:14 + 10]
+        forged = coll_frame((2, 0, 0), victim, 1)
+        send_frames(rack, attacker, port, [truncated, forged])
+        time.sleep(0.5)
+        with open(os.path.join(where, "trace")) as f:
+            lines = [l for l in f if "kfree_skb" in l]
+    finally:
+        with open(os.path.join(where, "events", "skb", "kfree_skb",
+                               "enable"), "w") as f:
+            f.write("0")
+        os.rmdir(where)
+    reasons = sorted({l.rsplit("reason:", 1)[-1].strip() for l in lines})
+    assert "HDR_TRUNC" in reasons and "IP_RPFILTER" in reasons, \
+        "drop reasons seen: %s" % reasons
+    return "reasons seen: %s" % ", ".join(reasons)
+
+
 @case("coll_requester_accounted_and_gone")
 def check_requester(rack):
     """What a request holds is its requester's: a placed allreduce of
@@ -1037,6 +1084,7 @@ def main():
         check_readonly(rack)
         check_hostile(rack)
         check_requester(rack)
+        check_drop_reasons(rack)
         check_member_deleted(rack)
         check_after(rack)
     finally:
