@@ -53,6 +53,12 @@ static void torus_stats_fetch_base(const struct torus_pcpu_stats *s,
 	} while (u64_stats_fetch_retry(&s->base_syncp, start));
 }
 
+/* A counter since the baseline: never "negative", whatever the race. */
+static u64 torus_stats_since(u64 counter, u64 base)
+{
+	return counter > base ? counter - base : 0;
+}
+
 void torus_stats_read(struct torus_pcpu_stats __percpu *p,
 		      struct torus_stats *out)
 {
@@ -67,18 +73,24 @@ void torus_stats_read(struct torus_pcpu_stats __percpu *p,
 		/* the baseline before the counters: it is a snapshot of
 		 * counters that only grow, so counters read after it are
 		 * never below it, even when a reset moves it up in between
+		 * (and torus_stats_since() holds the line if they were)
 		 */
 		smp_rmb();
 		torus_stats_fetch(s, &c);
-		out->rx_packets += c.rx_packets - b.rx_packets;
-		out->rx_bytes += c.rx_bytes - b.rx_bytes;
-		out->tx_packets += c.tx_packets - b.tx_packets;
-		out->tx_bytes += c.tx_bytes - b.tx_bytes;
-		out->fwd_packets += c.fwd_packets - b.fwd_packets;
-		out->detours += c.detours - b.detours;
+		out->rx_packets += torus_stats_since(c.rx_packets,
+						     b.rx_packets);
+		out->rx_bytes += torus_stats_since(c.rx_bytes, b.rx_bytes);
+		out->tx_packets += torus_stats_since(c.tx_packets,
+						     b.tx_packets);
+		out->tx_bytes += torus_stats_since(c.tx_bytes, b.tx_bytes);
+		out->fwd_packets += torus_stats_since(c.fwd_packets,
+						      b.fwd_packets);
+		out->detours += torus_stats_since(c.detours, b.detours);
 		for (i = 0; i < __TORUS_DROP_MAX; i++) {
-			out->drop[i] += c.drop[i] - b.drop[i];
-			out->drops += c.drop[i] - b.drop[i];
+			u64 d = torus_stats_since(c.drop[i], b.drop[i]);
+
+			out->drop[i] += d;
+			out->drops += d;
 		}
 	}
 }
