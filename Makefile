@@ -56,7 +56,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-debug unit kunit vm-check demo demo-two bench bench-coll bench-routes bench-reroute reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
+.PHONY: all module tools deps check check-full check-debug unit kunit vm-check demo demo-two bench bench-coll bench-routes bench-reroute reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
 
 all: module tools
 
@@ -84,6 +84,15 @@ deps:
 check:
 	@$(MAKE) --no-print-directory deps
 	@if $(MAKE) --no-print-directory all; then tests/run; \
+	else tests/run --build-failed; fi
+
+# make check, the plain KUnit build too, then the soak, storm and 64-node
+# VM runs (tests/vm/check-full.sh): before resolving work that touches
+# what they cover (docs/testing.md)
+check-full:
+	@$(MAKE) --no-print-directory deps
+	@if $(MAKE) --no-print-directory all; then \
+		tests/run unit core sim fuzz pkg kunit kunit-debug vm vm-two vm-full; \
 	else tests/run --build-failed; fi
 
 unit:

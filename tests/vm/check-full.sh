@@ -1,0 +1,16 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# tests/vm/check-full.sh - the VM runs too long for make check, run inside
+# the test VM by tests/run vm-full (make check-full): every collective
+# on 64 nodes, the 60 s fault storm, 1000 namespaces, 100 insmod/rmmod
+# and 100 torusd kill cycles, hostile frames at full speed for 60 s.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/vm/lib.sh
+require_vm
+
+status=0
+python3 tests/vm/coll_test.py --full || status=1
+tests/vm/reliability.sh full build/vm/reliability-full || status=1
+python3 tests/vm/hostile_flood.py --duration 60 \
+	--json build/vm/reliability-full/hostile.json || status=1
+exit $status
