@@ -310,7 +310,7 @@ fi
 # the sweep's quick rows (make sim-sweep runs them all): 0 wrong, 0
 # inconsistent, no moves, converged
 if command -v python3 >/dev/null 2>&1; then
-	TORUS_SIM=$SIM timeout 600 python3 "$here/sweep.py" --quick --check \
+	TORUS_SIM=$SIM timeout 600 python3 "$here/sweep.py" --quick --check --jobs 2 \
 		|| failed=1
 else
 	echo "SKIP: sim/sweep: python3 not installed (make deps)"
