@@ -6,9 +6,12 @@
 #define TORUSD_CAPS_H
 
 /*
- * Drop every capability but CAP_NET_ADMIN and CAP_NET_RAW from the
- * bounding, permitted and effective sets.  0, or -errno (nothing is
- * dropped when the daemon was not started with capabilities).
+ * Keep CAP_NET_ADMIN and CAP_NET_RAW alone in the permitted and
+ * effective sets (those of them we have), empty the inheritable and
+ * ambient sets, and drop every other capability from the bounding set
+ * when CAP_SETPCAP allows it (it does not under torusd@.service, whose
+ * bounding set is already those two).  0, also when there was nothing
+ * to drop; -errno only when the capabilities could not be set.
  */
 int td_caps_drop(void);
 
