@@ -51,6 +51,7 @@ static bool owned_safely(const struct stat *st, mode_t mask)
 	       !(st->st_mode & mask);
 }
 
+/* the daemon's end: its directory is root's or its own */
 static int check_dir(const char *dir, char *err, size_t errlen)
 {
 	struct stat st;
@@ -64,6 +65,34 @@ static int check_dir(const char *dir, char *err, size_t errlen)
 		return -EPERM;
 	}
 	return 0;
+}
+
+/*
+ * A client's end: a directory writable by its owner alone, whoever that
+ * is.  Under torusd@.service the daemon is a dynamic user and systemd
+ * (root) gave it /run/torusd: no one but that user (and root) can put a
+ * socket in it, so the owner, in *@owner, is trusted like root.
+ */
+static int check_client_dir(const char *dir, uid_t *owner, char *err,
+			    size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		say(err, errlen,
+		    "%s: not a directory writable by its owner alone", dir);
+		return -EPERM;
+	}
+	*owner = st.st_uid;
+	return 0;
+}
+
+/* may @uid be torusd: root, ourselves, or the owner of its directory */
+static bool trusted(uid_t uid, uid_t owner)
+{
+	return uid == 0 || uid == geteuid() || uid == owner;
 }
 
 int torusd_ctl_listen(const char *dir, const char *dev, int *lockfd,
@@ -203,6 +232,7 @@ int torusd_ctl_ask(const char *dir, const char *dev, const char *req,
 	struct cmsghdr *c;
 	struct stat st;
 	int fd, one = 1, e;
+	uid_t owner = 0;	/* root: trusted anyway */
 	ssize_t n;
 
 	e = torusd_ctl_path(dir, dev, false, path, sizeof(path));
@@ -210,7 +240,7 @@ int torusd_ctl_ask(const char *dir, const char *dev, const char *req,
 		say(err, errlen, "%s: %s", dir, strerror(-e));
 		return e;
 	}
-	e = check_dir(dir, err, errlen);
+	e = check_client_dir(dir, &owner, err, errlen);
 	if (e == -ENOENT)
 		say(err, errlen, "no torusd runs on %s in this network namespace (no %s)",
 		    dev, dir);
@@ -222,8 +252,9 @@ int torusd_ctl_ask(const char *dir, const char *dev, const char *req,
 		    dev, path, strerror(-e));
 		return e;
 	}
-	if (!S_ISSOCK(st.st_mode) || !owned_safely(&st, S_IWOTH)) {
-		say(err, errlen, "%s is not torusd's: not a socket owned by root, or writable by others",
+	if (!S_ISSOCK(st.st_mode) || !trusted(st.st_uid, owner) ||
+	    (st.st_mode & S_IWOTH)) {
+		say(err, errlen, "%s is not torusd's: not a socket owned by root or the directory's owner, or writable by others",
 		    path);
 		return -EPERM;
 	}
@@ -271,11 +302,11 @@ int torusd_ctl_ask(const char *dir, const char *dev, const char *req,
 		    c->cmsg_type == SCM_CREDENTIALS &&
 		    c->cmsg_len == CMSG_LEN(sizeof(cred)))
 			memcpy(&cred, CMSG_DATA(c), sizeof(cred));
-	if (cred.uid != 0 && cred.uid != geteuid()) {
+	if (!trusted(cred.uid, owner)) {
 		buf[0] = '\0';
 		e = -EPERM;
-		say(err, errlen, "the reply on %s came from pid %d, uid %d: not torusd's (uid 0)",
-		    path, (int)cred.pid, (int)cred.uid);
+		say(err, errlen, "the reply on %s came from pid %d, uid %d: not torusd's (uid 0 or %d, the owner of %s)",
+		    path, (int)cred.pid, (int)cred.uid, (int)owner, dir);
 		goto out;
 	}
 	e = 0;

@@ -12,12 +12,18 @@
  * socket left by one that died is replaced, never one that runs.  DIR
  * is created 0755; it must belong to root (or the daemon's user) and
  * be writable by nobody else, so no other user can put a socket there.
+ * Under torusd@.service the daemon is a dynamic user (DynamicUser=yes)
+ * and systemd makes DIR that user's (RuntimeDirectory=).
  *
- * A client trusts a reply only from a socket file and directory owned
- * by root or by itself, writable by no one else, and from a process
+ * A client trusts a reply only from a socket in a directory writable by
+ * its owner alone, the socket file owned by root, by itself or by the
+ * directory's owner and writable by no others, and from a process
  * whose credentials (SCM_CREDENTIALS, the datagram form of
- * SO_PEERCRED) say uid 0 or its own uid; its socket is connected to
- * the daemon's, so no other process can send it a datagram.
+ * SO_PEERCRED) say uid 0, its own uid or the directory's owner: only
+ * that owner and root can bind a socket there.  Its socket is
+ * connected to the daemon's, so no other process can send it a
+ * datagram.  The daemon takes requests that change its state only from
+ * root and its own uid (torusd_ctl_privileged()).
  */
 #ifndef TORUS_CTLSOCK_H
 #define TORUS_CTLSOCK_H
@@ -68,8 +74,8 @@ bool torusd_ctl_privileged(const struct torusd_cred *cred);
 /*
  * A client's request: the reply, NUL-terminated, in @buf; 0, or -errno
  * with a message in @err (-ENOENT/-ECONNREFUSED: no daemon;
- * -ETIMEDOUT: no answer; -EPERM: the socket or the process that
- * answered is not the daemon's)
+ * -ETIMEDOUT: no answer; -EPERM: the directory, the socket or the
+ * process that answered is not the daemon's)
  */
 int torusd_ctl_ask(const char *dir, const char *dev, const char *req,
 		   char *buf, size_t size, int timeout_ms, char *err,

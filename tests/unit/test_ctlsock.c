@@ -3,11 +3,15 @@
  * test_ctlsock.c - unit tests of lib/ctlsock.c, torusd's control socket:
  * the daemon's end holds its path against a second daemon or any other
  * process, and the tool's end refuses a socket or a reply that is not
- * the daemon's.  Each case works in a directory of its own; the cases
- * that need another uid run as root only (SKIP otherwise).
+ * the daemon's, but trusts the owner of the socket's directory, as
+ * torusd@.service's dynamic user owns /run/torusd.  Each case works in
+ * a directory of its own; the cases that need another uid run as root
+ * only (SKIP otherwise).
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -19,6 +23,8 @@
 
 #define DEV		"tor0"
 #define NOBODY		65534
+/* a uid as DynamicUser= allocates one (61184-65519) */
+#define DYNUID		61999
 
 static char dir[64];
 
@@ -64,6 +70,55 @@ static pid_t serve_one(int fd, const char *reply, uid_t uid)
 	if (torusd_ctl_recv(fd, req, sizeof(req), &from, &flen, &cred) < 0)
 		_exit(4);
 	sendto(fd, reply, strlen(reply), 0, (struct sockaddr *)&from, flen);
+	_exit(0);
+}
+
+/*
+ * torusd as the unit runs it: a process of uid @uid (the owner of the
+ * directory) binds the socket itself and answers one request with
+ * @reply.  Its pid, once the socket is there.
+ */
+static pid_t serve_as_owner(uid_t uid, const char *reply)
+{
+	struct pollfd p = { .events = POLLIN };
+	struct torusd_cred cred;
+	struct sockaddr_un from;
+	char req[64], err[256], c = 1;
+	socklen_t flen;
+	int ready[2], lfd;
+	pid_t pid;
+
+	if (pipe(ready))
+		abort();
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid) {
+		close(ready[1]);
+		/* nothing read: the child failed and said why */
+		if (read(ready[0], &c, 1) != 1)
+			fprintf(stderr, "    the daemon's stand-in did not start\n");
+		close(ready[0]);
+		return pid;
+	}
+	close(ready[0]);
+	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid))
+		_exit(2);
+	p.fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	if (p.fd < 0) {
+		fprintf(stderr, "    as uid %d: %s\n", (int)uid, err);
+		_exit(3);
+	}
+	if (write(ready[1], &c, 1) != 1)
+		_exit(4);
+	close(ready[1]);
+	if (poll(&p, 1, 5000) != 1)
+		_exit(5);
+	flen = sizeof(from);
+	if (torusd_ctl_recv(p.fd, req, sizeof(req), &from, &flen, &cred) < 0)
+		_exit(6);
+	sendto(p.fd, reply, strlen(reply), 0, (struct sockaddr *)&from, flen);
 	_exit(0);
 }
 
@@ -219,6 +274,66 @@ UNIT_TEST(ctl_ask_refuses_reply_of_other_uid)
 	dir_remove();
 }
 
+/*
+ * root only: torusd as a dynamic user, in /run/torusd made its own
+ * (0755): root's tool takes its answer.  Were the directory writable by
+ * others, anyone could have put the socket there: refused.
+ */
+UNIT_TEST(ctl_ask_trusts_owner_of_dir)
+{
+	char path[128], buf[256], err[256];
+	struct stat st;
+	pid_t pid;
+
+	dir_make();
+	UNIT_CHECK(!chown(dir, DYNUID, DYNUID));
+	pid = serve_as_owner(DYNUID, "ok\nas the unit's user");
+	UNIT_CHECK(!torusd_ctl_path(dir, DEV, false, path, sizeof(path)));
+	UNIT_CHECK(!lstat(path, &st) && st.st_uid == DYNUID);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
+				  5000, err, sizeof(err)) == 0);
+	UNIT_STREQ(buf, "ok\nas the unit's user");
+	reap(pid);
+	dir_remove();
+
+	dir_make();
+	UNIT_CHECK(!chown(dir, DYNUID, DYNUID));
+	pid = serve_as_owner(DYNUID, "ok\nin a directory for all");
+	chmod(dir, 0777);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
+				  500, err, sizeof(err)) == -EPERM);
+	UNIT_CHECK(strstr(err, "writable by its owner alone") != NULL);
+	reap(pid);
+	dir_remove();
+}
+
+/*
+ * root only: in a directory of the daemon's user, a process of a third
+ * uid answering on the daemon's socket is still refused
+ */
+UNIT_TEST(ctl_ask_refuses_reply_of_third_uid)
+{
+	char path[128], buf[256], err[256];
+	int fd, lfd;
+	pid_t pid;
+
+	dir_make();
+	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	UNIT_CHECK(fd >= 0);
+	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
+	UNIT_CHECK(!chown(dir, DYNUID, DYNUID) &&
+		   !chown(path, DYNUID, DYNUID));
+	pid = serve_one(fd, "ok\nforged", NOBODY);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
+				  5000, err, sizeof(err)) == -EPERM);
+	UNIT_CHECK(buf[0] == '\0');
+	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
+	reap(pid);
+	close(fd);
+	close(lfd);
+	dir_remove();
+}
+
 /* the daemon's view of its senders: root and its own uid are privileged */
 UNIT_TEST(ctl_privileged)
 {
@@ -243,6 +358,8 @@ static const struct unit_case cases[] = {
 static const struct unit_case root_cases[] = {
 	UNIT_CASE(ctl_ask_refuses_socket_of_other_uid),
 	UNIT_CASE(ctl_ask_refuses_reply_of_other_uid),
+	UNIT_CASE(ctl_ask_trusts_owner_of_dir),
+	UNIT_CASE(ctl_ask_refuses_reply_of_third_uid),
 };
 
 int main(void)

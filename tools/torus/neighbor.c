@@ -8,7 +8,8 @@
  * The kernel knows ports and cables, not who is across them: torusd
  * does.  The tool asks the daemon of the node device on its control
  * socket /run/torusd/ctl-NETNS-DEV (one per network namespace, so -n
- * NETNS works; a reply not from root's torusd is refused: ctlsock.h) and
+ * NETNS works; a reply not from torusd, root or the user that owns
+ * /run/torusd, is refused: ctlsock.h) and
  * prints each port with the node across it, the state of the cable's
  * orientation (none, unresolved, conflict, resolved), the direction the
  * port serves in the kernel and, for a cable discovery refuses, why.

@@ -145,8 +145,8 @@ int do_topo(int argc, char **argv);
 
 /*
  * Ask the torusd of node device @dev (its socket /run/torusd/ctl-NETNS-DEV
- * for this network namespace, answered by root's torusd alone:
- * ctlsock.h): the reply, NUL-terminated, in @buf; or -1 said
+ * for this network namespace, answered by torusd alone: a process of
+ * root or of the directory's owner, the unit's dynamic user; ctlsock.h): the reply, NUL-terminated, in @buf; or -1 said
  */
 int torusd_ask(const char *dev, const char *req, char *buf, size_t size);
 char *torusd_query(const char *dev, const char *req, size_t size);
