@@ -12,7 +12,11 @@
   with a changed timer moves nobody.
 * A three-node line: a rediscovery (SIGUSR1) under a new leader renumbers
   the line and the addresses follow; a node whose kernel placement goes
-  loses them.
+  loses them.  Then the line again, every torusd started with
+  daemon/torusd@.service's credentials (a user of its own, as
+  DynamicUser= allocates, with CAP_NET_ADMIN and CAP_NET_RAW alone, and
+  /run/torusd made its): placed alike, no capability warning, only the
+  two capabilities left, and root's "torus neighbor show" answered.
 * Lifecycle: start-up errors reach the caller of a daemonizing torusd,
   -f logs with <N> priorities, the daemon exits once when torus.ko is
   unloaded.
@@ -403,6 +407,69 @@ def wait_for(pred, secs):
     return pred()
 
 
+UNIT = os.path.join(REPO, "daemon", "torusd@.service")
+# a uid as DynamicUser= allocates one (61184-65519), unused in the VM
+UNIT_UID = 63001
+CTL_DIR = "/run/torusd"
+
+
+def unit_service():
+    """The [Service] settings of daemon/torusd@.service: {key: value}
+    (the last assignment of each)."""
+    out, section = {}, None
+    with open(UNIT) as f:
+        for ln in f:
+            ln = ln.strip()
+            if not ln or ln[0] in "#;":
+                continue
+            if ln.startswith("["):
+                section = ln
+            elif section == "[Service]":
+                k, v = ln.split("=", 1)
+                out[k] = v
+    return out
+
+
+def unit_argv(ns, uid):
+    """torusd on tor0 as the unit starts it: its ExecStart, run by
+    setpriv with the unit's user (uid), ambient capabilities, bounding
+    set and no_new_privs.  The state file is the unit's, one per
+    namespace here (the instances of the VM share /run)."""
+    u = unit_service()
+    assert u.get("DynamicUser") == "yes" or u.get("User"), \
+        "the unit runs torusd as root"
+
+    def caps(key):
+        return ",".join("+" + c.lower()[len("cap_"):]
+                        for c in u[key].split())
+    ambient = caps("AmbientCapabilities")
+    argv = u["ExecStart"].split()
+    argv[0] = "torusd"
+    argv = [a.replace("/%I.json", "/%s-%%I.json" % ns).replace(
+        "%I", "tor0") for a in argv]
+    return (["setpriv", "--reuid=%d" % uid, "--regid=%d" % uid,
+             "--clear-groups", "--inh-caps=" + ambient,
+             "--ambient-caps=" + ambient,
+             "--bounding-set=-all," + caps("CapabilityBoundingSet")] +
+            (["--no-new-privs"] if u.get("NoNewPrivileges") == "yes"
+             else []) + argv, int(u.get("UMask", "0022"), 8))
+
+
+def proc_status(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return dict(ln.rstrip("\n").split(":\t", 1) for ln in f
+                    if ":\t" in ln)
+
+
+def chown_tree(path, uid):
+    """what systemd does to RuntimeDirectory= for User=: the directory
+    and all in it made the user's"""
+    for root, dirs, files in os.walk(path):
+        for n in dirs + files:
+            os.lchown(os.path.join(root, n), uid, uid)
+    os.chown(path, uid, uid)
+
+
 def line():
     """l0 -x|+x l1 -x|+x l2, l2 cabled mirrored (its +x toward l1), as a
     mesh: which end is 0 depends on the leader's orientation."""
@@ -513,9 +580,76 @@ def line():
         return "l2: kept while its kernel was placed, removed when not; " \
             "l1: removed on SIGTERM"
 
+    @case("daemon_runs_as_unit_user")
+    def unit_user():
+        """the line afresh, each torusd as torusd@.service runs it"""
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for ns in LINE:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        build()
+        ids.update({"l0": 3, "l1": 2, "l2": 1})
+        write_ids()
+        # RuntimeDirectory=torusd, RuntimeDirectoryMode=0755, the user's
+        os.makedirs(CTL_DIR, exist_ok=True)
+        chown_tree(CTL_DIR, UNIT_UID)
+        os.chmod(CTL_DIR, 0o755)
+        for ns in LINE:
+            argv, umask = unit_argv(ns, UNIT_UID)
+            argv += ["-c", os.path.join(RUNS, ns + ".conf"), "--axes", "1",
+                     "--tick", "50", "--hello", "250", "--dead", "1500",
+                     "--quiet", "750", "--pidfile",
+                     os.path.join(CTL_DIR, ns + "-tor0.pid")]
+            with tl.netns(ns):
+                procs[ns] = subprocess.Popen(
+                    argv, stdin=subprocess.DEVNULL, umask=umask,
+                    stdout=open(os.path.join(RUNS, ns + ".unit.log"), "w"),
+                    stderr=subprocess.STDOUT)
+        assert wait_for(lambda: None not in line_coords().values(), 30), \
+            "not placed: %s" % line_coords()
+        assert line_coords() == {"l0": (0,), "l1": (1,), "l2": (2,)}, \
+            line_coords()
+        for ns in LINE:
+            p = procs[ns]
+            assert p.poll() is None, "%s: torusd exited %s" % (ns, p.poll())
+            st = proc_status(p.pid)
+            assert st["Uid"].split() == [str(UNIT_UID)] * 4, st["Uid"]
+            caps = {k: int(st[k], 16) for k in
+                    ("CapEff", "CapPrm", "CapInh", "CapAmb", "CapBnd")}
+            # CAP_NET_ADMIN 12 | CAP_NET_RAW 13; nothing for what it execs
+            assert caps["CapEff"] == caps["CapPrm"] == 0x3000 and \
+                not caps["CapInh"] and not caps["CapAmb"] and \
+                caps["CapBnd"] == 0x3000, "%s: %s" % (ns, caps)
+            with open(os.path.join(RUNS, ns + ".unit.log")) as f:
+                log = f.read()
+            assert "capabilit" not in log.lower(), log
+            for path in (CTL_DIR + "/%s-tor0.json" % ns,
+                         CTL_DIR + "/%s-tor0.pid" % ns):
+                assert wait_for(lambda: os.path.exists(path), 5), path
+                assert os.stat(path).st_uid == UNIT_UID, path
+            with open(CTL_DIR + "/%s-tor0.pid" % ns) as f:
+                assert int(f.read()) == p.pid
+        # root's tool trusts the owner of /run/torusd
+        with tl.netns("l1"):
+            sock = torusd_ctl_path()
+        assert os.stat(sock).st_uid == UNIT_UID, sock
+        table = torus_json("l1", "neighbor", "show", "dev", "tor0")
+        assert sorted(n["id"] for n in table) == ["1", "3"], table
+        # a clean stop, as systemctl stop: its files go
+        procs["l1"].send_signal(signal.SIGTERM)
+        assert procs["l1"].wait(timeout=10) == 0
+        assert not os.path.exists(sock) and not os.path.exists(
+            CTL_DIR + "/l1-tor0.pid")
+        return "uid %d, CapEff 0x3000, neighbor show from root: %s" % (
+            UNIT_UID, " ".join("%s:%s" % (n["port"], n["id"])
+                               for n in table))
+
     try:
         if renumber():
             unplace()
+        unit_user()
     finally:
         for p in procs.values():
             if p.poll() is None:
@@ -523,6 +657,9 @@ def line():
                 p.wait()
         for ns in LINE:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        # root's again, for the scenarios after this one
+        if os.path.isdir(CTL_DIR):
+            chown_tree(CTL_DIR, 0)
 
 
 # ---- lifecycle ----
