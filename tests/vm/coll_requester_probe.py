@@ -30,6 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from coll_nl_probe import HEADER, enum  # noqa: E402
+from coll_readonly_probe import attrs_of  # noqa: E402
 from routing_test import Genl, nla  # noqa: E402
 
 # the most doubles one TORUS_A_COLL_DATA holds: 16 pages placed
@@ -95,16 +96,6 @@ def answer_of(sock, family, timeout):
             if typ == family:
                 return attrs_of(data[off + 20:off + ln])
             off += (ln + 3) & ~3
-
-
-def attrs_of(body):
-    out = {}
-    at = 0
-    while at + 4 <= len(body):
-        alen, atype = struct.unpack_from("HH", body, at)
-        out[atype & 0x3fff] = body[at + 4:at + alen]
-        at += (alen + 3) & ~3
-    return out
 
 
 class Request:
