@@ -5,19 +5,24 @@ requester goes away, as raw generic netlink from inside a node's
 namespace.  Each mode joins an operation the other nodes never join, so
 it waits for its timeout, and prints what it saw as JSON.
 
-    coll_requester_probe.py memory IFNAME
+Requests go to a node list of two, this node and a partner that never
+joins (numbered apart from the fabric's own operations, which the probe
+must not advance on one node alone).
+
+    coll_requester_probe.py memory IFNAME OWN_RANK PARTNER_RANK
         (run without CAP_IPC_LOCK) an allreduce of 8,190 doubles (an
         exact sum) placed in 16 pages of this process: while it waits,
         the pages in VmLck and the bytes charged to this process's
         memory cgroup; after the answer, VmLck again; then the same
         request with RLIMIT_MEMLOCK one page short.
-    coll_requester_probe.py closed IFNAME
+    coll_requester_probe.py closed IFNAME OWN_RANK PARTNER_RANK
         a request from a socket that is closed at once; a second socket
         bound to the same port id listens past the timeout.
 """
 
 import ctypes
 import errno
+import re
 import json
 import mmap
 import os
@@ -36,6 +41,8 @@ from routing_test import Genl, nla  # noqa: E402
 # the most doubles one TORUS_A_COLL_DATA holds: 16 pages placed
 COUNT = 8190
 TIMEOUT_MS = 1500
+# the probe's own node list
+LIST_NUMBER = 4000
 
 
 def vm_locked_kb():
@@ -106,10 +113,17 @@ class Request:
         self.kind = enum(text, "torus_coll_kind")
         self.ctype = enum(text, "torus_coll_type")
         self.op = enum(text, "torus_coll_op")
+        self.group_list = int(re.search(
+            r"#define TORUS_COLL_GROUP_LIST\s+(0x\w+)", text).group(1), 16)
+        self.members = []
 
     def allreduce(self, ifname, ctype, count, place=None):
         a = self.a
         return nla(a["TORUS_A_IFNAME"], ifname.encode() + b"\0") + \
+            nla(a["TORUS_A_COLL_GROUP"], struct.pack(
+                "H", self.group_list | LIST_NUMBER)) + \
+            nla(a["TORUS_A_COLL_MEMBERS"], struct.pack(
+                "%dI" % len(self.members), *self.members)) + \
             nla(a["TORUS_A_COLL_KIND"],
                 bytes([self.kind["TORUS_COLL_ALLREDUCE"]])) + \
             nla(a["TORUS_A_COLL_TYPE"], bytes([self.ctype[ctype]])) + \
@@ -126,8 +140,9 @@ class Request:
         return struct.unpack("I", err)[0] if err else 0
 
 
-def memory(ifname):
+def memory(ifname, members):
     r = Request()
+    r.members = members
     size = (COUNT * 8 + mmap.PAGESIZE - 1) & ~(mmap.PAGESIZE - 1)
     pages = size // mmap.PAGESIZE
     buf = mmap.mmap(-1, size, mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS,
@@ -163,8 +178,9 @@ def memory(ifname):
     print(json.dumps(out))
 
 
-def closed(ifname):
+def closed(ifname, members):
     r = Request()
+    r.members = members
     first = Genl()
     portid = first.s.getsockname()[0]
     err, msg = first.talk(first.request(first.family, r.cmd, r.allreduce(
@@ -191,7 +207,8 @@ def closed(ifname):
 
 def main():
     mode, ifname = sys.argv[1], sys.argv[2]
-    {"memory": memory, "closed": closed}[mode](ifname)
+    members = sorted(int(x) for x in sys.argv[3:5])
+    {"memory": memory, "closed": closed}[mode](ifname, members)
 
 
 if __name__ == "__main__":

@@ -844,12 +844,13 @@ def check_requester(rack):
     than RLIMIT_MEMLOCK is refused.  A request whose socket is closed
     dies with it: a later socket bound to the same port id hears
     nothing, not even the timeout."""
-    node = rack.nodes[0]
+    node, partner = rack.nodes[0], rack.nodes[1]
+    pair = [str(rank(node)), str(rank(partner))]
     probe = os.path.join(os.path.dirname(os.path.abspath(__file__)),
                          "coll_requester_probe.py")
     got = loads_strict(rack.exec(node, [
         "setpriv", "--bounding-set", "-ipc_lock", "python3", probe,
-        "memory", "tor0"]).stdout)
+        "memory", "tor0"] + pair).stdout)
     kb = got["pages"] * 4
     assert got["join"][0] == 0, got
     assert got["locked_kb_waiting"] == kb, \
@@ -862,7 +863,7 @@ def check_requester(rack):
     assert got["over_limit"][0] == errno.ENOMEM and \
         "RLIMIT_MEMLOCK" in got["over_limit"][1], got
     closed = loads_strict(rack.exec(node, ["python3", probe, "closed",
-                                           "tor0"]).stdout)
+                                           "tor0"] + pair).stdout)
     assert closed["join"][0] == 0 and closed["same_portid"], closed
     assert not closed["received"], \
         "a closed socket's answer reached the next socket on its port " \
