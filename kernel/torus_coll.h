@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Collectives in torus.ko: the engine (torus_coll.c), its reduction
- * arithmetic and its netlink side (torus_coll_nl.c).
+ * Collectives in torus.ko: the engine (torus_coll.c and the files it
+ * names in torus_coll_priv.h), its reduction arithmetic
+ * (torus_coll_math.c) and its netlink side (torus_coll_nl.c).
  */
 #ifndef _TORUS_COLL_H
 #define _TORUS_COLL_H
@@ -76,7 +77,7 @@ struct torus_port;
 /* bytes of result a netlink answer carries (nla_len is 16 bits) */
 #define TORUS_COLL_RESULT_MAX	(U16_MAX - NLA_HDRLEN)
 /* bytes of elements in a frame: at least what a standard Ethernet frame
- * holds, more when the ports' MTU allows (torus_coll.c)
+ * holds, more when the ports' MTU allows (torus_coll_frame.c)
  */
 #define TORUS_COLL_FRAME_ROOM	(ETH_DATA_LEN - TORUS_HDR_LEN - \
 				 TORUS_COLL_HDR_LEN)
@@ -340,7 +341,7 @@ struct torus_coll_req {
 	u32 nlseq;
 };
 
-/* torus_coll.c: reduction arithmetic */
+/* torus_coll_math.c: reduction arithmetic */
 unsigned int torus_coll_type_size(u8 type);
 bool torus_coll_op_valid(u8 type, u8 op);
 u64 torus_coll_load(u8 type, const void *p);
@@ -353,7 +354,7 @@ u64 torus_coll_prepare(u8 type, u8 op, u64 v);
 int torus_coll_finalize(u8 type, u8 op, u64 v, const struct torus_xacc *acc,
 			const struct torus_xprod *prod, u64 *out);
 
-/* torus_coll.c: the engine */
+/* torus_coll.c, torus_coll_rx.c: the engine */
 int torus_coll_node_init(struct torus_node *node);
 void torus_coll_node_uninit(struct torus_node *node);
 int torus_coll_join(struct torus_node *node, const struct torus_coll_req *req,

@@ -135,7 +135,7 @@ static netdev_tx_t torport_xmit(struct sk_buff *skb, struct net_device *dev)
 		goto drop;
 	}
 	/* a collective frame may be larger than the MTU, as a GSO packet
-	 * is: the module makes them so (torus_coll.c), never larger than
+	 * is: the module makes them so (torus_coll_frame.c), never larger than
 	 * the engine takes; a packet socket cannot send one beyond the MTU
 	 */
 	coll = torport_frame_is_coll(skb);
