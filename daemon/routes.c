@@ -29,15 +29,6 @@
 #include "tcoll_tree.h"
 #include "torusd.h"
 
-/* wall-clock or (the figure that does not depend on load) CPU time */
-static double clock_ms(clockid_t clock)
-{
-	struct timespec t;
-
-	clock_gettime(clock, &t);
-	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 static uint64_t unix_ms(void)
 {
 	struct timespec t;
@@ -268,7 +259,7 @@ static void refuse(struct torusd *d, const struct troute_node_set *s)
 
 /*
  * The kernel refused the set as it is (invalid, or more than it holds):
- * said at each retry, and the retries back off (compute()'s retry); the
+ * said at each retry, and the retries back off (retry()); the
  * kernel keeps the routes it had.
  */
 static void kernel_refused(struct torusd *d, int err)
@@ -309,119 +300,156 @@ static uint64_t lamb_tick(const struct torusd *d)
  * The channel dependency graph of any fault set is a subgraph of the
  * fault-free one (troute_cdg_fault_free()): checked once per geometry,
  * the verdict holds for every set (a third of the computation's cost
- * saved at every fault).
+ * saved at every fault).  The verdict is kept here, on the loop's side:
+ * a job computes it only when this has none for its geometry and knob
+ * (cdg_wanted()), and the loop stores it when the job is done.
  */
-static int deadlock_check(struct torusd *d, const struct troute_faults *f,
-			  struct troute_cdg_result *res)
+static bool cdg_wanted(const struct torusd *d, const struct troute_faults *f)
+{
+	const struct td_routes *r = &d->routes;
+
+	return !r->have_cdg || r->cdg_geom.ndims != f->ndims ||
+	       r->cdg_geom.wrap != f->wrap ||
+	       r->cdg_one_class != d->opts.test_one_channel_class ||
+	       memcmp(r->cdg_geom.dims, f->dims, sizeof(f->dims));
+}
+
+static void cdg_store(struct torusd *d, const struct td_rjob *j)
 {
 	struct td_routes *r = &d->routes;
-	int err;
 
-	if (!r->have_cdg || r->cdg_geom.ndims != f->ndims ||
-	    r->cdg_geom.wrap != f->wrap ||
-	    memcmp(r->cdg_geom.dims, f->dims, sizeof(f->dims))) {
-		/* the test knob: all plans in class 0, a cyclic graph */
-		static const struct troute_cdg_opts one_class;
+	r->cdg = j->cdg;
+	memset(&r->cdg_geom, 0, sizeof(r->cdg_geom));
+	r->cdg_geom.ndims = j->f.ndims;
+	r->cdg_geom.wrap = j->f.wrap;
+	memcpy(r->cdg_geom.dims, j->f.dims, sizeof(j->f.dims));
+	r->cdg_one_class = j->one_class;
+	r->have_cdg = true;
+	log_info("routes: channel dependency graph of the plans on the fault-free fabric: %" PRIu64 " channels, %" PRIu64 " dependencies, %s (every fault set's graph is a subgraph of it)",
+		 r->cdg.channels, r->cdg.deps,
+		 r->cdg.acyclic ? "acyclic" : "CYCLIC");
+}
 
-		err = troute_cdg_fault_free(f, d->opts.test_one_channel_class ?
-					    &one_class : NULL, &r->cdg);
-		if (err)
-			return err;
-		memset(&r->cdg_geom, 0, sizeof(r->cdg_geom));
-		r->cdg_geom.ndims = f->ndims;
-		r->cdg_geom.wrap = f->wrap;
-		memcpy(r->cdg_geom.dims, f->dims, sizeof(f->dims));
-		r->have_cdg = true;
-		log_info("routes: channel dependency graph of the plans on the fault-free fabric: %" PRIu64 " channels, %" PRIu64 " dependencies, %s (every fault set's graph is a subgraph of it)",
-			 r->cdg.channels, r->cdg.deps,
-			 r->cdg.acyclic ? "acyclic" : "CYCLIC");
-	}
-	*res = r->cdg;
-	return 0;
+static unsigned int nnodes_of(const struct troute_faults *f)
+{
+	unsigned int a, n = 1;
+
+	for (a = 0; a < f->ndims; a++)
+		n *= f->dims[a];
+	return n;
 }
 
 /*
- * Compute, check, install; the old set stays unless the new one is in.
- * False when the fault set was the installed one's (nothing computed).
+ * What a computation needs, copied from the core: the placement's
+ * geometry, the node's index and the link state's fault set.  0,
+ * -EAGAIN (not placed) or -ENOMEM.  @warn: say it if the link-state
+ * database is full.
  */
-static bool compute(struct torusd *d)
+static int snapshot(struct torusd *d, struct td_rjob **out, bool warn)
 {
-	struct td_routes *r = &d->routes;
 	const struct tc_view *v = &d->view;
 	unsigned int a, nnodes = 1, self = 0;
-	struct troute_node_set *s = NULL;
-	struct troute_faults f;
-	struct td_knode kn;
-	uint16_t *cut;
-	uint8_t *dead;
-	bool computed = false;
-	double t, cpu;
+	struct td_rjob *j;
 	int err;
 
-	memset(&f, 0, sizeof(f));
-	f.ndims = v->ndims;
-	f.wrap = v->wrap;
+	*out = NULL;
 	for (a = v->ndims; a-- > 0;) {
-		f.dims[a] = v->dims[a];
 		nnodes *= v->dims[a];
 		self = self * v->dims[a] + v->coord[a];
 	}
-	dead = calloc(nnodes, 1);
-	cut = calloc(nnodes, sizeof(*cut));
-	s = calloc(1, sizeof(*s));
-	if (!dead || !cut || !s) {
+	j = td_rjob_new(nnodes);
+	if (!j) {
 		log_err("routes: out of memory for %u nodes", nnodes);
-		goto retry;
+		return -ENOMEM;
 	}
-	err = tc_ls_faults(d->node, dead, cut);
-	if (err == -EAGAIN)
-		goto out;		/* not placed: the next placement */
-	if (err == -ENOSPC)
+	j->f.ndims = v->ndims;
+	j->f.wrap = v->wrap;
+	for (a = 0; a < v->ndims; a++)
+		j->f.dims[a] = v->dims[a];
+	j->self = self;
+	err = tc_ls_faults(d->node, (uint8_t *)j->f.dead, (uint16_t *)j->f.cut);
+	if (err == -EAGAIN) {
+		td_rjob_free(j);
+		return err;
+	}
+	if (err == -ENOSPC && warn)
 		log_warn("routes: the link-state database is full: the fault set may lack faults");
-	f.dead = dead;
-	f.cut = cut;
-	if (same_set(r, &f, self, nnodes)) {
-		log_debug("routes: link state generation %u, same fault set",
-			  r->ls_gen);
-		goto out;
-	}
+	*out = j;
+	return 0;
+}
 
-	computed = true;
-	t = clock_ms(CLOCK_MONOTONIC);
-	cpu = clock_ms(CLOCK_THREAD_CPUTIME_ID);
-	err = troute_node_routes(&f, self, s);
-	if (!err)
-		err = deadlock_check(d, &f, &s->cdg);
-	t = clock_ms(CLOCK_MONOTONIC) - t;
-	cpu = clock_ms(CLOCK_THREAD_CPUTIME_ID) - cpu;
-	if (err) {
-		log_err("routes: computation failed: %s", strerror(-err));
-		goto retry;
+/* the same geometry, node and fault set */
+static bool same_input(const struct td_rjob *a, const struct td_rjob *b)
+{
+	unsigned int nnodes = nnodes_of(&a->f);
+
+	return a->self == b->self && a->f.ndims == b->f.ndims &&
+	       a->f.wrap == b->f.wrap &&
+	       !memcmp(a->f.dims, b->f.dims, sizeof(a->f.dims)) &&
+	       !memcmp(a->f.dead, b->f.dead, nnodes) &&
+	       !memcmp(a->f.cut, b->f.cut, nnodes * sizeof(*a->f.cut));
+}
+
+static void retry(struct torusd *d)
+{
+	struct td_routes *r = &d->routes;
+
+	/* failures in a row wait longer each time (a refusal counts) */
+	td_holdoff_retry(&r->hold, d->ticks,
+			 td_backoff_ticks(r->fails + r->info.refusals,
+				(uint64_t)td_ms_to_ticks(TD_RETRY_MS,
+							 d->opts.tick_ms),
+				(uint64_t)td_ms_to_ticks(TD_RETRY_MAX_MS,
+							 d->opts.tick_ms)));
+}
+
+/*
+ * The loop's half of a computation: check, install, account.  The old
+ * set stays unless the new one is in.  True when a retry was set.
+ */
+static bool finish(struct torusd *d, struct td_rjob *j)
+{
+	struct td_routes *r = &d->routes;
+	unsigned int nnodes = nnodes_of(&j->f), self = j->self;
+	struct troute_node_set *s;
+	struct td_knode kn;
+	int err;
+
+	if (j->err) {
+		log_err("routes: computation failed: %s", strerror(-j->err));
+		retry(d);
+		return true;
 	}
-	r->info.compute_ms = t;
-	r->info.compute_cpu_ms = cpu;
+	if (j->want_cdg)
+		cdg_store(d, j);
+	s = j->set;
+	s->cdg = r->cdg;
+	r->info.compute_ms = j->ms;
+	r->info.compute_cpu_ms = j->cpu_ms;
 	r->info.computed_at_ms = unix_ms();
 	r->info.computed = true;
-	r->info.ls_generation = r->ls_gen;
+	r->info.ls_generation = r->job_ls_gen;
 	if (!s->cdg.acyclic) {
 		refuse(d, s);
 		d->state_dirty = true;
-		goto out;
+		return false;
 	}
 	err = install_set(d, s);
 	if (err && td_rpush_refused(err)) {
 		kernel_refused(d, err);
-		goto retry;
+		retry(d);
+		return true;
 	}
 	if (err) {
 		log_warn("routes: install failed: %s", d->nl.err);
 		node_gone(d, err);
 		r->fails++;
-		goto retry;
+		retry(d);
+		return true;
 	}
 	routes_free(d);
 	r->set = s;
-	s = NULL;
+	j->set = NULL;
 	r->set_tick = d->ticks;
 	if (r->info.refused) {
 		log_notice("routes: the new set is installed (%u refusals before it)",
@@ -441,41 +469,136 @@ static bool compute(struct torusd *d)
 		r->info.generation = kn.routes_generation;
 	log_info("routes: %u nodes, %u dead, %u cut cables, %u lambs, %u exceptions, %u unreachable, %.1f ms (%.1f ms CPU; link state %u, table generation %u)",
 		 nnodes, r->info.dead, r->info.cuts, r->info.lambs,
-		 r->info.exceptions, r->set->unreachable, t, cpu, r->ls_gen,
-		 r->info.generation);
+		 r->info.exceptions, r->set->unreachable, j->ms, j->cpu_ms,
+		 r->job_ls_gen, r->info.generation);
 	if (r->info.lamb && !r->set->lamb[self])
 		set_lamb(d, false);
 	install_tree(d, r->set);
 	d->state_dirty = true;
-	goto out;
+	return false;
+}
 
-retry:
-	/* failures in a row wait longer each time (a refusal counts) */
-	td_holdoff_retry(&r->hold, d->ticks,
-			 td_backoff_ticks(r->fails + r->info.refusals,
-				(uint64_t)td_ms_to_ticks(TD_RETRY_MS,
-							 d->opts.tick_ms),
-				(uint64_t)td_ms_to_ticks(TD_RETRY_MAX_MS,
-							 d->opts.tick_ms)));
-out:
-	if (s) {
-		troute_node_free(s);
-		free(s);
+/* a computation is done: the next holdoff starts, unless a retry waits */
+static void done(struct torusd *d, struct td_rjob *j)
+{
+	struct td_routes *r = &d->routes;
+
+	if (!finish(d, j))
+		td_holdoff_ran(&r->hold, r->job_tick, r->quiet, d->opts.tick_ms);
+	td_rjob_free(j);
+}
+
+/*
+ * Snapshot the fault set and hand it to the worker (or, without one,
+ * compute it here).  False when nothing was started: not placed, out of
+ * memory (a retry is set), or the installed set's fault set.
+ */
+static bool start(struct torusd *d)
+{
+	struct td_routes *r = &d->routes;
+	struct td_rjob *j;
+	int err;
+
+	err = snapshot(d, &j, true);
+	if (err == -ENOMEM)
+		retry(d);
+	if (err)
+		return false;
+	if (same_set(r, &j->f, j->self, nnodes_of(&j->f))) {
+		log_debug("routes: link state generation %u, same fault set",
+			  r->ls_gen);
+		td_rjob_free(j);
+		return false;
 	}
-	free(dead);
-	free(cut);
-	return computed;
+	j->one_class = d->opts.test_one_channel_class;
+	j->want_cdg = cdg_wanted(d, &j->f);
+	r->job_ls_gen = r->ls_gen;
+	if (!r->worker.started) {
+		td_rjob_run(j);
+		done(d, j);
+		return true;
+	}
+	td_rworker_submit(&r->worker, j);
+	r->computing = true;
+	return true;
+}
+
+/*
+ * The worker's result, taken by the loop: installed, or thrown away if
+ * its input is no longer the link state's (computed again after the
+ * holdoff, as a change that came during a computation is).  A fault set
+ * that keeps changing faster than it is computed would throw every
+ * result away: after TD_ROUTES_STALE_MAX in a row, one is installed all
+ * the same (it is newer than the kernel's), as the loop did when it
+ * computed inline.  A result for another placement is never installed.
+ */
+static void take_result(struct torusd *d, struct td_rjob *j)
+{
+	struct td_routes *r = &d->routes;
+	struct td_rjob *now = NULL;
+	bool same_place;
+
+	if (!d->node || !d->have_view || d->view.state != TC_PLACED ||
+	    !d->installed || snapshot(d, &now, false)) {
+		log_debug("routes: the computed set is for a placement gone: discarded");
+		td_holdoff_change(&r->hold, d->ticks);
+		td_rjob_free(j);
+		return;
+	}
+	/* ... and a verdict for its geometry, computed or kept */
+	same_place = now->self == j->self && now->f.ndims == j->f.ndims &&
+		     now->f.wrap == j->f.wrap &&
+		     !memcmp(now->f.dims, j->f.dims, sizeof(j->f.dims)) &&
+		     (j->want_cdg || !cdg_wanted(d, &j->f));
+	if (!same_place ||
+	    (!same_input(now, j) && r->stale < TD_ROUTES_STALE_MAX)) {
+		r->stale++;
+		log_debug("routes: the fault set changed while its routes were computed (%.1f ms): discarded, computed again",
+			  j->ms);
+		td_holdoff_change(&r->hold, d->ticks);
+		td_holdoff_ran(&r->hold, r->job_tick, r->quiet, d->opts.tick_ms);
+		td_rjob_free(now);
+		td_rjob_free(j);
+		return;
+	}
+	r->stale = 0;
+	td_rjob_free(now);
+	done(d, j);
+}
+
+void routes_collect(struct torusd *d)
+{
+	struct td_routes *r = &d->routes;
+	struct td_rjob *j = td_rworker_collect(&r->worker);
+
+	if (!j)
+		return;
+	r->computing = false;
+	td_rjob_free(r->result);
+	r->result = j;
+}
+
+static bool busy(const struct td_routes *r)
+{
+	return r->computing || r->result;
 }
 
 void routes_service(struct torusd *d)
 {
 	struct td_routes *r = &d->routes;
+	struct td_rjob *j;
 	uint32_t gen;
 	bool quiet;
 
+	routes_collect(d);
 	if (!d->node || !d->have_view || d->view.state != TC_PLACED ||
-	    !d->installed)
+	    !d->installed) {
+		if (r->result) {
+			take_result(d, r->result);
+			r->result = NULL;
+		}
 		return;
+	}
 	if (r->resumed) {
 		struct tc_ls_info li;
 
@@ -489,19 +612,55 @@ void routes_service(struct torusd *d)
 	    d->ticks >= lamb_tick(d))
 		set_lamb(d, true);
 	gen = tc_ls_generation(d->node);
-	if (!r->info.computed || gen != r->ls_gen ||
+	/* (the first computation under way is no change) */
+	if ((!r->info.computed && !busy(r)) || gen != r->ls_gen ||
 	    d->view.generation != r->view_gen) {
 		td_holdoff_change(&r->hold, d->ticks);
 		r->ls_gen = gen;
 		r->view_gen = d->view.generation;
 	}
-	if (!td_holdoff_due(&r->hold, d->ticks))
+	if (r->result) {
+		j = r->result;
+		r->result = NULL;
+		take_result(d, j);
+	}
+	/* one computation at a time: changes meanwhile wait for it */
+	if (busy(r) || !td_holdoff_due(&r->hold, d->ticks))
 		return;
 	quiet = td_holdoff_start(&r->hold);
+	r->quiet = quiet;
+	r->job_tick = d->ticks;
 	/* a retry sets its own time; an unchanged fault set costs nothing */
-	if (!compute(d) || r->hold.pending)
-		return;
-	td_holdoff_ran(&r->hold, d->ticks, quiet, d->opts.tick_ms);
+	start(d);
+}
+
+int routes_start(struct torusd *d)
+{
+	int err = td_rworker_start(&d->routes.worker);
+
+	if (err)
+		log_warn("routes: no worker thread (%s): routes are computed in the event loop",
+			 strerror(-err));
+	return err;
+}
+
+int routes_worker_fd(const struct torusd *d)
+{
+	return td_rworker_fd(&d->routes.worker);
+}
+
+void routes_stop(struct torusd *d)
+{
+	struct td_routes *r = &d->routes;
+	bool was_busy = busy(r);
+
+	td_rworker_stop(&r->worker);
+	td_rjob_free(r->result);
+	r->result = NULL;
+	r->computing = false;
+	/* a computation thrown away is made again */
+	if (was_busy)
+		td_holdoff_change(&r->hold, d->ticks);
 }
 
 uint64_t routes_next_tick(const struct torusd *d)
@@ -509,6 +668,9 @@ uint64_t routes_next_tick(const struct torusd *d)
 	const struct td_routes *r = &d->routes;
 	uint64_t next = td_holdoff_next_tick(&r->hold);
 
+	/* a computation under way: its eventfd wakes the loop */
+	if (r->computing || r->result)
+		next = UINT64_MAX;
 	if (r->set && r->set->lamb[r->set->self] && !r->info.lamb &&
 	    lamb_tick(d) < next)
 		next = lamb_tick(d);

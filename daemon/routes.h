@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "holdoff.h"
+#include "rworker.h"
 #include "statefile.h"
 #include "troute_node.h"
 
@@ -23,6 +24,12 @@
  * that releases the node releases it at once.
  */
 #define TD_ROUTES_LAMB_DELAY_MS		2000
+/*
+ * Results whose fault set changed while they were computed are thrown
+ * away (and computed again), at most this many in a row: then one is
+ * installed all the same, newer than what the kernel holds.
+ */
+#define TD_ROUTES_STALE_MAX		3
 
 struct td_routes {
 	/* the set the kernel holds (NULL: none yet); not movable */
@@ -43,13 +50,37 @@ struct td_routes {
 	/* the deadlock verdict of the geometry's fault-free graph */
 	struct troute_faults	cdg_geom;	/* its geometry (no arrays) */
 	struct troute_cdg_result cdg;
+	bool		cdg_one_class;	/* ... under --test-one-channel-class */
 	bool		have_cdg;
+	/*
+	 * the computation (rworker.h): the worker (not started: computed
+	 * in the loop), a job under way, its result not yet taken, and
+	 * what the loop knew when it started the job
+	 */
+	struct td_rworker worker;
+	bool		computing;
+	struct td_rjob	*result;
+	uint64_t	job_tick;	/* the tick it started */
+	uint32_t	job_ls_gen;	/* the link state's generation then */
+	bool		quiet;		/* td_holdoff_start() said */
+	unsigned int	stale;		/* results thrown away in a row */
 };
 
 struct torusd;
 
-/* the loop's hook: compute and install when the fault set changed */
+/*
+ * The loop's hook: take a finished computation's result and install it,
+ * start one when the fault set changed
+ */
 void routes_service(struct torusd *d);
+/* the worker's eventfd is readable: take its result (for routes_service) */
+void routes_collect(struct torusd *d);
+/* start the worker thread (failing that, routes are computed inline) */
+int routes_start(struct torusd *d);
+/* its eventfd for the loop's epoll set, or -1 */
+int routes_worker_fd(const struct torusd *d);
+/* stop and join it; a computation under way is thrown away, made again */
+void routes_stop(struct torusd *d);
 /* the tick a pending computation waits for, or UINT64_MAX */
 uint64_t routes_next_tick(const struct torusd *d);
 void routes_free(struct torusd *d);

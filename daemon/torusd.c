@@ -51,6 +51,7 @@ enum {
 	TAG_NETLINK,
 	TAG_PORT,
 	TAG_CTRL,
+	TAG_ROUTES,
 };
 
 #define TAG(kind, label)	(((uint64_t)(kind) << 32) | (label))
@@ -620,6 +621,25 @@ static int core_restart(struct torusd *d, bool resume)
 	return 0;
 }
 
+/*
+ * The route computations' worker thread (routes.c, rworker.h), its
+ * eventfd in the loop's epoll set; without it (a thread or descriptor
+ * refused) routes are computed in the loop, as they were before.
+ */
+static void routes_worker_start(struct torusd *d)
+{
+	int fd;
+
+	if (routes_start(d))
+		return;
+	fd = routes_worker_fd(d);
+	if (epoll_add(d, fd, TAG(TAG_ROUTES, 0))) {
+		log_warn("routes: epoll: %s: routes are computed in the event loop",
+			 strerror(errno));
+		routes_stop(d);
+	}
+}
+
 /* ---- the clock ---- */
 
 static uint64_t now_ns(void)
@@ -965,6 +985,9 @@ static void reload(struct torusd *d)
 	bool restart;
 
 	log_info("SIGHUP: re-reading the settings");
+	/* a computation under way is joined, thrown away and made again */
+	routes_stop(d);
+	routes_worker_start(d);
 	if (parse_settings(&o, d->argc, d->argv, d->cwd, true)) {
 		log_err("settings unchanged");
 		return;
@@ -1314,6 +1337,7 @@ static void teardown(struct torusd *d)
 	/* the view dies with the daemon; the kernel's state stays */
 	if (d->opts.statefile[0] && d->have_view)
 		unlink(d->opts.statefile);
+	routes_stop(d);
 	td_nl_close(&d->nl);
 	free(d->node);
 	d->node = NULL;
@@ -1357,6 +1381,10 @@ static void run(struct torusd *d)
 				break;
 			case TAG_CTRL:
 				on_ctrl(d);
+				break;
+			case TAG_ROUTES:
+				/* installed by routes_service() */
+				routes_collect(d);
 				break;
 			}
 		}
@@ -1420,6 +1448,8 @@ int main(int argc, char **argv)
 	if (ret)
 		log_warn("cannot drop capabilities but CAP_NET_ADMIN and CAP_NET_RAW: %s",
 			 strerror(-ret));
+	/* after the drop: a thread keeps the capabilities it was made with */
+	routes_worker_start(d);
 	log_info("torusd %s running on %s (ifindex %u)", TORUSD_VERSION,
 		 d->opts.ifname, d->ifindex);
 	report_ready(d, 0);
