@@ -274,7 +274,7 @@ clean:
 	@if [ -f tools/Makefile ]; then $(MAKE) -C tools clean; fi
 	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim clean; fi
 	@$(MAKE) -C tests/bench clean
-	rm -rf build/bin build/fuzz build/test.log build/vm/runs build/vm/console.log build/vm/dmesg.log
+	rm -rf build/bin build/fuzz build/test.log build/test-logs build/vm/runs build/vm/console.log build/vm/dmesg.log
 
 distclean: clean
 	rm -rf build

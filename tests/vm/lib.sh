@@ -20,18 +20,35 @@
 # Result lines follow the project's test output format:
 #   ^(PASS|FAIL|SKIP): <suite>/<name>[: detail]
 # TORUS_TEST_PREFIX (default "vm") replaces the "vm" suite prefix.
+# TORUS_ONLY_CASES (comma-separated glob patterns; tests/run --repeat
+# vm/CASE): pass, fail and skip print nothing, and fail counts nothing,
+# for a NAME that matches none of them.
 
 TORUS_TEST_PREFIX=${TORUS_TEST_PREFIX:-vm}
 TORUS_FAILS=${TORUS_FAILS:-0}
 TORUS_DMESG_PATTERN='WARNING:|BUG:|Oops|KASAN|general protection|Call Trace:|unreferenced object|suspected memory leak'
 
+_selected() {
+	[ -n "${TORUS_ONLY_CASES:-}" ] || return 0
+	_sel_rest=$TORUS_ONLY_CASES,
+	while [ -n "$_sel_rest" ]; do
+		_sel_p=${_sel_rest%%,*}
+		_sel_rest=${_sel_rest#*,}
+		# shellcheck disable=SC2254
+		[ -n "$_sel_p" ] && case $1 in $_sel_p) return 0 ;; esac
+	done
+	return 1
+}
+
 pass() {
+	_selected "$1" || return 0
 	echo "PASS: $TORUS_TEST_PREFIX/$1"
 }
 
 fail() {
 	_n=$1
 	shift
+	_selected "$_n" || return 0
 	TORUS_FAILS=$((TORUS_FAILS + 1))
 	if [ $# -gt 0 ]; then
 		echo "FAIL: $TORUS_TEST_PREFIX/$_n: $*"
@@ -43,6 +60,7 @@ fail() {
 skip() {
 	_n=$1
 	shift
+	_selected "$_n" || return 0
 	if [ $# -gt 0 ]; then
 		echo "SKIP: $TORUS_TEST_PREFIX/$_n: $*"
 	else

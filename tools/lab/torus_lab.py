@@ -1309,6 +1309,14 @@ def default_run_dir(prefix):
     return os.path.join(base, prefix)
 
 
+# The run directories of the Labs made in this process, for harnesses that
+# keep each test case's logs (tests/vm/vmtest.py): LABS_ALIVE maps each Lab
+# not yet destroyed to its run_dir; LABS_MADE lists the run_dir of every
+# Lab made, in order (a case also keeps those made and destroyed in it).
+LABS_ALIVE = {}
+LABS_MADE = []
+
+
 class Lab:
     """One discovery run: a rack built from a spec, torusd on every live
     node, observation and verification against the truth."""
@@ -1329,6 +1337,8 @@ class Lab:
         self.log = log or (lambda msg: None)
         self.live = [c for c in self.rack.nodes if c not in self.rack.dead]
         self.info = {nd["ns"]: nd for nd in self.truth["nodes"]}
+        LABS_ALIVE[id(self)] = self.run_dir
+        LABS_MADE.append(self.run_dir)
 
     # -- building --
 
@@ -1640,8 +1650,11 @@ class Lab:
             pass
 
     def destroy(self):
-        self.stop()
-        self.rack.destroy(quiet=True)
+        try:
+            self.stop()
+            self.rack.destroy(quiet=True)
+        finally:
+            LABS_ALIVE.pop(id(self), None)
 
     def picture(self, res, svg):
         """The rack as torus topo sees it in the kernel (the topology
