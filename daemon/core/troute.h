@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * troute: fault-tolerant route computation of the sans-I/O core (issue 7),
+ * troute: fault-tolerant route computation of the sans-I/O core,
  * after Ho & Stockmeyer's lambs: every survivor reaches every survivor in
  * at most two rounds of dimension-ordered routing through an intermediate;
  * lambs are live nodes that forward but are never endpoints.
