@@ -693,19 +693,60 @@ static void tc_follow(struct tc_node *n, uint8_t port)
 }
 
 /*
+ * Keep the cable on @p out of the port map, the squares we show and the
+ * turns we count, until it checks out (tc_note_miswired()).
+ */
+static void tc_mark_miswired(struct tc_node *n, uint8_t p)
+{
+	struct tc_nbr *nb = &n->nbr[p];
+
+	if (nb->flags & NB_MISWIRED)
+		return;
+	nb->flags |= NB_MISWIRED;
+	nb->ok_ticks = 0;
+	if (nb->strikes < UINT8_MAX)
+		nb->strikes++;
+	n->vports &= (uint16_t)~(1u << p);
+	tc_changed(n);
+}
+
+/*
+ * A line has no turns: a gap along an axis where the frame has seen a
+ * closed end (a board without the port) is no ring's evidence, it is a
+ * cable into the wrong node (plugged back crossed, say).  Counted the
+ * same way at both ends, only.
+ */
+static bool tc_line_gap(const struct tc_node *n, const struct tc_nbr *nb,
+			const int16_t *pred)
+{
+	unsigned int k;
+
+	for (k = 0; k < n->cfg.ndims; k++)
+		if (pred[k] != n->coord[k] && tc_epoch_current(n, nb, k) &&
+		    !((nb->kview ^ n->kview) & (1u << k)) &&
+		    (n->clmin[k] != INT16_MAX || n->clmax[k] != INT16_MIN))
+			return true;
+	return false;
+}
+
+/*
  * Seen from a neighbor of the same frame, our coordinates may differ by
  * a whole number of turns around a ring: the extent divides the gap
  * (section 4.1 of the paper).
  */
 static void tc_check_extent(struct tc_node *n, uint8_t port)
 {
-	const struct tc_nbr *nb = &n->nbr[port];
+	struct tc_nbr *nb = &n->nbr[port];
 	int16_t pred[TC_MAX_AXES];
 	unsigned int k;
 
 	if (nb->R[nb->peer_port >> 1] == TC_NONE)
 		return;
 	tc_nbr_places_us(nb, pred);
+	if (tc_line_gap(n, nb, pred)) {
+		tc_mark_miswired(n, port);
+		return;
+	}
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int gap = pred[k] - n->coord[k];
 		uint16_t g;
@@ -767,7 +808,8 @@ static bool tc_turn_evidence(const struct tc_node *n, uint8_t p)
 {
 	const struct tc_nbr *nb = &n->nbr[p];
 
-	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader)
+	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
+	    (nb->flags & NB_MISWIRED))
 		return false;
 	return tc_trusted(n, p);
 }
@@ -921,8 +963,13 @@ static void tc_send_all(struct tc_node *n)
 	uint32_t hashes[TC_MAX_PORTS];
 	unsigned int p, nn = 0;
 
+	/*
+	 * A cable we marked miswired is no square's side: its far end in
+	 * our table would show our neighbours a line going straight on
+	 * into a wrong node, five distinct nodes that refute an honest ring
+	 */
 	for (p = 0; p < tc_nports(n); p++) {
-		if (!n->nbr[p].id)
+		if (!n->nbr[p].id || (n->nbr[p].flags & NB_MISWIRED))
 			continue;
 		labels[nn] = p;
 		hashes[nn++] = tw_id_hash(n->nbr[p].id);
@@ -1119,13 +1166,23 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	return false;
 }
 
-/* the node across @p is one of our frame that knows where the cable lands */
+/*
+ * The node across @p is one of our frame that knows where the cable
+ * lands, and both ends hold coordinates of the same epochs: while a ring
+ * is surveyed again, a cable plugged in meanwhile cannot be judged.
+ */
 static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
 {
 	const struct tc_nbr *nb = &n->nbr[p];
+	unsigned int k;
 
-	return nb->id && (nb->flags & NB_FRAME) && nb->leader == n->leader &&
-	       nb->R[nb->peer_port >> 1] != TC_NONE;
+	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
+	    nb->R[nb->peer_port >> 1] == TC_NONE)
+		return false;
+	for (k = 0; k < n->cfg.ndims; k++)
+		if (!tc_ring_settled_both(n, nb, k))
+			return false;
+	return true;
 }
 
 /* the most a mark's hold doubles: quiet_ticks << TC_MISWIRED_BACKOFF */
@@ -1192,12 +1249,7 @@ static void tc_note_miswired(struct tc_node *n)
 		if ((nb->flags & (NB_MISWIRED | NB_PLACED)) != NB_PLACED ||
 		    n->R[p >> 1] == TC_NONE || !tc_miswired(n, (uint8_t)p))
 			continue;
-		nb->flags |= NB_MISWIRED;
-		nb->ok_ticks = 0;
-		if (nb->strikes < UINT8_MAX)
-			nb->strikes++;
-		n->vports &= ~(1u << p);
-		tc_changed(n);
+		tc_mark_miswired(n, (uint8_t)p);
 	}
 }
 

@@ -28,6 +28,9 @@ Rows (see ROWS below):
   m-*     fabrics with mesh axes (lines) in time: the i11 history,
           restarts alone, every daemon reloaded at random ticks, and a
           ring grown beside a line (100 seeds).
+  x-*     cables plugged back crossed (each into a wrong node and port)
+          on fabrics with one or two mesh axes, alone and with starts
+          spread over 300 ticks and 5% loss (100 seeds).
 
 Per row: runs inconsistent at the end, runs with a node placed wrongly
 at some tick (wrong > 0), runs where a placed node moved although its
@@ -136,6 +139,27 @@ MESH = [
                            "--grow", "x:2"] + TIME11),
 ]
 
+# crossed plugs on fabrics with mesh axes: a line's end that is only a
+# refuted cable must not be taken for the line's end, nor its far node
+# for a neighbour (with the time options of a busy rack, and without)
+CROSSED = [
+    ("10x5x4-mesh-xy", ["--dims", "10x5x4", "--mesh", "xy",
+                        "--wrong-plug", "1"]),
+    ("8x6x5-mesh-z", ["--dims", "8x6x5", "--mesh", "z", "--wrong-plug", "1"]),
+    ("12x10x6-mesh-y", ["--dims", "12x10x6", "--mesh", "y",
+                        "--wrong-plug", "1"]),
+    ("6x6x6-mesh-xz", ["--dims", "6x6x6", "--mesh", "xz",
+                       "--wrong-plug", "1"]),
+    ("6x6x6-mesh-x-2", ["--dims", "6x6x6", "--mesh", "x",
+                        "--wrong-plug", "2"]),
+    ("9x7x5-mesh-yz-2", ["--dims", "9x7x5", "--mesh", "yz",
+                         "--wrong-plug", "2"]),
+]
+CROSSED_TIME = [
+    ("", []),
+    ("-time", ["--start-spread", "300", "--loss", "0.05"]),
+]
+
 
 def pct(f):
     return "%d" % round(f * 100)
@@ -188,6 +212,14 @@ def rows_all():
             "name": "m-%s" % name, "shape": args[1], "mode": "nodes",
             "faults": "0/0", "time": " ".join(args[4:]),
             "args": args + ["--miswire", "nodes"], "seeds": 100})
+    for name, args in CROSSED:
+        for suffix, more in CROSSED_TIME:
+            rows.append({
+                "name": "x-%s%s" % (name, suffix), "shape": args[1],
+                "mode": "nodes", "faults": "0/0",
+                "time": " ".join(args[2:] + more),
+                "args": args + ["--miswire", "nodes"] + more,
+                "seeds": 100})
     return rows
 
 
@@ -203,6 +235,11 @@ QUICK = {
     "t-6x6x6-recable": 20,
     "t-6x6x6-liar-random": 20,
     "m-5x5x5-mesh-z-restarts": 20,
+    "x-10x5x4-mesh-xy": 100,
+    "x-8x6x5-mesh-z": 100,
+    "x-6x6x6-mesh-xz": 100,
+    "x-6x6x6-mesh-x-2": 100,
+    "x-9x7x5-mesh-yz-2": 100,
 }
 
 
