@@ -410,12 +410,15 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	nb->silent = 0;
 
 	if (n->hop2 && m.has_nbrs) {
-		uint32_t *row = tc_hop2(n, port);
+		uint32_t *row = tc_hop2(n, port), old[TC_MAX_PORTS];
 
+		memcpy(old, row, tc_nports(n) * sizeof(uint32_t));
 		memset(row, 0, tc_nports(n) * sizeof(uint32_t));
 		for (i = 0; i < m.nnbrs; i++)
 			if (m.nbr_label[i] < tc_nports(n))
 				row[m.nbr_label[i]] = m.nbr_hash[i];
+		if (memcmp(old, row, tc_nports(n) * sizeof(uint32_t)))
+			n->flags |= TN_SQUARES;
 	}
 	if (m.has_block) {
 		nb->block = m.block;
@@ -1285,8 +1288,16 @@ void tc_tick(struct tc_node *n)
 		if (!nb->id || (nb->flags & NB_CONFLICT))
 			continue;
 		/* a new live port may leave a resolved map short of an axis */
-		if ((nb->flags & NB_RESOLVED) && tc_frame_complete(n, nb->map))
+		if ((nb->flags & NB_RESOLVED) && tc_frame_complete(n, nb->map)) {
+			/*
+			 * Squares seen since, from neighbors that were not up
+			 * yet, may contradict the one the map was made of
+			 */
+			if ((n->flags & TN_SQUARES) && !n->cfg.block_mode &&
+			    !tc_recheck_flat(n, (uint8_t)p))
+				n->flags |= TN_RX | TN_DIRTY | TN_CHANGED;
 			continue;
+		}
 		nb->flags &= ~NB_RESOLVED;
 		if (n->cfg.block_mode)
 			tc_resolve_block(n, p);
@@ -1295,6 +1306,8 @@ void tc_tick(struct tc_node *n)
 		if (nb->flags & NB_RESOLVED)
 			n->flags |= TN_RX | TN_DIRTY;	/* we may have joined */
 	}
+
+	n->flags &= (uint8_t)~TN_SQUARES;
 
 	/* a resumed line learns how the frame counts it, before any check */
 	tc_kview_tick(n);
