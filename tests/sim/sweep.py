@@ -165,6 +165,17 @@ def pct(f):
     return "%d" % round(f * 100)
 
 
+def family_rows(prefix, shapes, variants):
+    """a row per shape (--dims first) and variant (a name suffix and the
+    options it adds), miswire nodes, no faults, 100 seeds"""
+    return [{
+        "name": "%s-%s%s" % (prefix, name, suffix), "shape": args[1],
+        "mode": "nodes", "faults": "0/0",
+        "time": " ".join(args[2:] + more),
+        "args": args + ["--miswire", "nodes"] + more,
+        "seeds": 100} for name, args in shapes for suffix, more in variants]
+
+
 def rows_all():
     rows = []
     for name, dims, modes, seeds in SHAPES6:
@@ -199,27 +210,13 @@ def rows_all():
             "faults": "0/0", "time": " ".join(args),
             "args": ["--dims", "6x6x6", "--miswire", "nodes"] + args,
             "seeds": 100})
-    for name, args in GROWTH:
-        for suffix, more in GROWTH_TIME:
-            rows.append({
-                "name": "g-%s%s" % (name, suffix), "shape": args[1],
-                "mode": "nodes", "faults": "0/0",
-                "time": " ".join(args[2:] + more),
-                "args": args + ["--miswire", "nodes"] + more,
-                "seeds": 100})
+    rows += family_rows("g", GROWTH, GROWTH_TIME)
     for name, args in MESH:
         rows.append({
             "name": "m-%s" % name, "shape": args[1], "mode": "nodes",
             "faults": "0/0", "time": " ".join(args[4:]),
             "args": args + ["--miswire", "nodes"], "seeds": 100})
-    for name, args in CROSSED:
-        for suffix, more in CROSSED_TIME:
-            rows.append({
-                "name": "x-%s%s" % (name, suffix), "shape": args[1],
-                "mode": "nodes", "faults": "0/0",
-                "time": " ".join(args[2:] + more),
-                "args": args + ["--miswire", "nodes"] + more,
-                "seeds": 100})
+    rows += family_rows("x", CROSSED, CROSSED_TIME)
     return rows
 
 
