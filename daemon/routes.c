@@ -330,15 +330,6 @@ static void cdg_store(struct torusd *d, const struct td_rjob *j)
 		 r->cdg.acyclic ? "acyclic" : "CYCLIC");
 }
 
-static unsigned int nnodes_of(const struct troute_faults *f)
-{
-	unsigned int a, n = 1;
-
-	for (a = 0; a < f->ndims; a++)
-		n *= f->dims[a];
-	return n;
-}
-
 /*
  * What a computation needs, copied from the core: the placement's
  * geometry, the node's index and the link state's fault set.  0,
@@ -381,7 +372,7 @@ static int snapshot(struct torusd *d, struct td_rjob **out, bool warn)
 /* the same geometry, node and fault set */
 static bool same_input(const struct td_rjob *a, const struct td_rjob *b)
 {
-	unsigned int nnodes = nnodes_of(&a->f);
+	unsigned int nnodes = troute_nnodes(&a->f);
 
 	return a->self == b->self && a->f.ndims == b->f.ndims &&
 	       a->f.wrap == b->f.wrap &&
@@ -410,7 +401,7 @@ static void retry(struct torusd *d)
 static bool finish(struct torusd *d, struct td_rjob *j)
 {
 	struct td_routes *r = &d->routes;
-	unsigned int nnodes = nnodes_of(&j->f), self = j->self;
+	unsigned int nnodes = troute_nnodes(&j->f), self = j->self;
 	struct troute_node_set *s;
 	struct td_knode kn;
 	int err;
@@ -504,7 +495,7 @@ static bool start(struct torusd *d)
 		retry(d);
 	if (err)
 		return false;
-	if (same_set(r, &j->f, j->self, nnodes_of(&j->f))) {
+	if (same_set(r, &j->f, j->self, troute_nnodes(&j->f))) {
 		log_debug("routes: link state generation %u, same fault set",
 			  r->ls_gen);
 		td_rjob_free(j);

@@ -14,6 +14,15 @@
 
 #include "troute.h"
 
+unsigned int troute_nnodes(const struct troute_faults *f)
+{
+	unsigned int a, n = 1;
+
+	for (a = 0; a < f->ndims; a++)
+		n *= f->dims[a];
+	return n;
+}
+
 void troute_plan_dor(const struct troute_faults *f, struct troute_plan *p)
 {
 	unsigned int a;

@@ -47,6 +47,9 @@ struct troute_faults {
 	const uint16_t *cut;
 };
 
+/* the number of nodes: the product of the dims */
+unsigned int troute_nnodes(const struct troute_faults *f);
+
 /* direction policy of a plan on a ring axis (a line has only one way) */
 enum troute_policy {
 	TROUTE_SHORTEST,	/* as torus_dor_next_dir(): ties go "+" */
