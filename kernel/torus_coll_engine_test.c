@@ -347,6 +347,23 @@ static s64 coll_fx_value(struct kunit *test, struct sk_buff_head *q,
 	return v;
 }
 
+/* The next frame into @q is phase @phase of operation @seq, with @v. */
+static void coll_fx_expect_value(struct kunit *test, struct coll_fixture *fx,
+				 struct sk_buff_head *q, u8 phase, u32 seq,
+				 s64 v)
+{
+	coll_fx_wait(fx, q, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, q, phase, seq), v);
+}
+
+/* The child sends @v up for operation @seq; this node sends @sum up. */
+static void coll_fx_expect_up(struct kunit *test, struct coll_fixture *fx,
+			      u32 seq, s64 v, s64 sum)
+{
+	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, seq, v);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, seq, sum);
+}
+
 /* The phase of the next captured frame, 0 if it is no coll frame. */
 static u8 coll_fx_phase(struct kunit *test, struct sk_buff_head *q)
 {
@@ -446,9 +463,7 @@ static void torus_coll_rooted_bcast_test(struct kunit *test)
 	coll_fx_wait(fx, &fx->to_parent, 0, 100);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 77);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 0), 77);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 0, 77);
 	coll_fx_expect_answer(test, fx, 0, 77);
 
 	/* the data came first: passed on and answered at the join */
@@ -456,19 +471,13 @@ static void torus_coll_rooted_bcast_test(struct kunit *test)
 	msleep(50);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 0, 0), 0);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 1), 78);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 1, 78);
 	coll_fx_expect_answer(test, fx, 1, 78);
 
 	/* the root: both neighbours are its children, nothing to wait for */
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 1, 79), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_DOWN, 2), 79);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 2), 79);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_DOWN, 2, 79);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 2, 79);
 	coll_fx_expect_answer(test, fx, 2, 79);
 }
 
@@ -526,16 +535,12 @@ static void torus_coll_rendezvous_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
 			 0, 0, 0);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 1), 6);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 1, 6);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, fx->answers, 1U);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
 			 0, 0, 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_DOWN, 1), 6);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_DOWN, 1, 6);
 	coll_fx_expect_answer(test, fx, 1, 6);
 }
 
@@ -795,9 +800,7 @@ static void torus_coll_rendezvous_child_down_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 1, COLL_FX_LARGE, 3), 0);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
 			 0, 0, 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_DOWN, 0), 3);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_DOWN, 0, 3);
 	coll_fx_cut_child(test, fx);
 }
 
@@ -836,14 +839,9 @@ static void torus_coll_updown_test(struct kunit *test)
 	coll_fx_wait(fx, &fx->to_parent, 0, 100);
 	/* nothing goes up before the child's part */
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 42);
+	coll_fx_expect_up(test, fx, 0, 37, 42);
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 100);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 0), 100);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 0, 100);
 	coll_fx_expect_answer(test, fx, 0, 100);
 }
 
@@ -869,9 +867,7 @@ static void torus_coll_cut_through_test(struct kunit *test)
 	req.data = v;
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 4, 4, 4, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 3);
 	/* the first half of the result */
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, 4, 2, 2, 9);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
@@ -906,9 +902,7 @@ static void torus_coll_early_test(struct kunit *test)
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 10);
 	msleep(50);
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 11);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 11);
 }
 
 /* No child: the caller gets ETIMEDOUT in time and the tree an abort; a
@@ -927,10 +921,7 @@ static void torus_coll_timeout_test(struct kunit *test)
 
 	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1000);	/* stale */
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 2, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 3);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 1), 5);
+	coll_fx_expect_up(test, fx, 1, 3, 5);
 }
 
 static u64 coll_fx_drops(struct coll_fixture *fx, int reason)
@@ -967,10 +958,7 @@ static void torus_coll_malformed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_MALFORMED),
 			before + 4);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
+	coll_fx_expect_up(test, fx, 0, 2, 3);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 0, -ECONNABORTED);
 
@@ -980,10 +968,7 @@ static void torus_coll_malformed_test(struct kunit *test)
 	coll_fx_expect_abort(test, fx, &fx->to_parent);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 4, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 2, 5);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 2), 9);
+	coll_fx_expect_up(test, fx, 2, 5, 9);
 }
 
 /*
@@ -1420,9 +1405,7 @@ static void torus_coll_place_test(struct kunit *test)
 	for (i = 0; i < COLL_PLACE_COUNT; i++)
 		KUNIT_EXPECT_EQ(test, buf[i], -77);
 	/* passed on to the child from the placed buffer */
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 0), (u64)-77);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 0, -77);
 
 	/* a failed one: its answer is the error, no placement */
 	place = coll_fx_place(test, buf);
@@ -1483,22 +1466,15 @@ static void torus_coll_tree_change_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
 	coll_fx_tree(fx, true, parent, BIT(child));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 1), 3);
+	coll_fx_expect_up(test, fx, 1, 2, 3);
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 1, 9);
 	coll_fx_expect_answer(test, fx, 1, 9);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 1), 9);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 1, 9);
 
 	/* a leaf now: the neighbour at +x is no child */
 	coll_fx_tree(fx, true, parent, 0);
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 2), 1);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 2, 1);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_ABORT, 2, 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 2, -ECONNABORTED);
 	coll_fx_expect_abort(test, fx, &fx->to_parent);
@@ -1506,9 +1482,7 @@ static void torus_coll_tree_change_test(struct kunit *test)
 
 	/* and the parent's abort goes on to every neighbour, tree or not */
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 3), 1);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 3, 1);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 3, 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 3, -ECONNABORTED);
 	coll_fx_expect_abort(test, fx, &fx->to_child);
@@ -1611,10 +1585,8 @@ static void torus_coll_readonly_place_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_PLACE_COUNT,
 			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -5);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	/* its own data go up, not the child's */
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 100);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 100);
 	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_PLACE_COUNT,
 			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -9);
 	coll_fx_expect_answer(test, fx, 0, 0);
@@ -1644,10 +1616,7 @@ static void torus_coll_early_slots_test(struct kunit *test)
 	KUNIT_EXPECT_GE(test, coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED),
 			refused + 1);
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
+	coll_fx_expect_up(test, fx, 0, 2, 3);
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 7);
 	coll_fx_expect_answer(test, fx, 0, 7);
 }
@@ -1766,9 +1735,7 @@ static void torus_coll_up_repeat_test(struct kunit *test)
 	fx->send_first = 1;
 	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 2, 1, 1, 20);
 	fx->send_first = 0;
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 11);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 11);
 }
 
 /*
@@ -1794,10 +1761,7 @@ static void torus_coll_spoofed_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_SPOOFED),
 			spoofed + 2);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
+	coll_fx_expect_up(test, fx, 0, 2, 3);
 }
 
 /*
@@ -2019,10 +1983,7 @@ static void torus_coll_fuzz_test(struct kunit *test)
 	skb_queue_purge(&fx->to_child);
 	fx->answers = 0;
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, seq, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, seq), 3);
+	coll_fx_expect_up(test, fx, seq, 2, 3);
 	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, seq, 7);
 	coll_fx_expect_answer(test, fx, 0, 7);
 }
