@@ -151,6 +151,22 @@ static void reap(pid_t pid)
 	waitpid(pid, &st, 0);
 }
 
+/*
+ * A process of uid NOBODY answers on the daemon's socket @fd: the tool
+ * refuses its reply and hands nothing over.
+ */
+static void ask_forged(bool *unit_ok, int fd)
+{
+	char buf[256], err[256];
+	pid_t pid = serve_one(fd, "ok\nforged", NOBODY);
+
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
+				  5000, err, sizeof(err)) == -EPERM);
+	UNIT_CHECK(buf[0] == '\0');
+	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
+	reap(pid);
+}
+
 /* the daemon's socket: 0660 in its directory, and it answers the tool */
 UNIT_TEST(ctl_listen_and_ask)
 {
@@ -265,17 +281,10 @@ UNIT_TEST(ctl_ask_refuses_socket_of_other_uid)
  */
 UNIT_TEST(ctl_ask_refuses_reply_of_other_uid)
 {
-	char buf[256], err[256];
 	int fd, lfd;
-	pid_t pid;
 
 	fd = listen_new(unit_ok, &lfd);
-	pid = serve_one(fd, "ok\nforged", NOBODY);
-	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
-				  5000, err, sizeof(err)) == -EPERM);
-	UNIT_CHECK(buf[0] == '\0');
-	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
-	reap(pid);
+	ask_forged(unit_ok, fd);
 	listen_end(fd, lfd);
 }
 
@@ -318,20 +327,14 @@ UNIT_TEST(ctl_ask_trusts_owner_of_dir)
  */
 UNIT_TEST(ctl_ask_refuses_reply_of_third_uid)
 {
-	char path[128], buf[256], err[256];
+	char path[128];
 	int fd, lfd;
-	pid_t pid;
 
 	fd = listen_new(unit_ok, &lfd);
 	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
 	UNIT_CHECK(!chown(dir, DYNUID, DYNUID) &&
 		   !chown(path, DYNUID, DYNUID));
-	pid = serve_one(fd, "ok\nforged", NOBODY);
-	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
-				  5000, err, sizeof(err)) == -EPERM);
-	UNIT_CHECK(buf[0] == '\0');
-	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
-	reap(pid);
+	ask_forged(unit_ok, fd);
 	listen_end(fd, lfd);
 }
 
