@@ -1134,7 +1134,7 @@ static int coll_fx_join_list(struct coll_fixture *fx, const u32 *members,
 }
 
 /*
- * The next captured frame is a node list's (the group of the frames sent
+ * The next frame into @q is a node list's (the group of the frames sent
  * in), routed from @src to @dst.
  */
 static void coll_fx_expect_routed(struct kunit *test, struct coll_fixture *fx,
@@ -1145,6 +1145,7 @@ static void coll_fx_expect_routed(struct kunit *test, struct coll_fixture *fx,
 	const struct torus_hdr *h;
 	struct sk_buff *skb;
 
+	coll_fx_wait(fx, q, 0, 1000);
 	skb = skb_dequeue(q);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	KUNIT_ASSERT_GE(test, skb->len,
@@ -1178,13 +1179,11 @@ static void torus_coll_list_test(struct kunit *test)
 
 	coll_fx_route_in(fx, COLL_FX_LIST, 0);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, all, 3, 5), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 5);
 	/* 0 -> 2 through this node: relayed with one hop less */
 	fx->send_dst = 2;
 	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 77);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_child, 0, 2, COLL_FX_HOPS - 1,
 			      TORUS_COLL_DOWN, 0, 77);
 	/* the result from 2, no edge of this node, is stray */
@@ -1213,20 +1212,17 @@ static void torus_coll_list_root_test(struct kunit *test)
 	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
 	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 37);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_child, 1, 2,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 0, 42);
 	coll_fx_expect_answer(test, fx, 0, 42);
 	/* its next operation is 1 */
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 1), 0);
 	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 1, 2);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_child, 1, 2,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 1, 3);
 	coll_fx_expect_answer(test, fx, 1, 3);
 	/* other members under the number: operation 0 again, below 0 */
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
 	/* the fabric's operation 0 still waits for its child */
@@ -1249,7 +1245,6 @@ static void torus_coll_list_numbering_test(struct kunit *test)
 	coll_fx_expect_answer(test, fx, 0, 6);
 	coll_fx_route_in(fx, COLL_FX_LIST + 1, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
 	/* the first list's next operation is its 1 */
