@@ -49,20 +49,10 @@ static void coord_of(const struct troute_node_set *s, unsigned int node,
 }
 
 /* the same fault set, geometry and node as the installed set */
-static bool same_set(const struct td_routes *r,
-		     const struct troute_faults *f, unsigned int self,
-		     unsigned int nnodes)
+static bool same_set(const struct td_routes *r, const struct td_rjob *j)
 {
-	const struct troute_faults *o;
-
-	if (!r->set || r->info.refused)
-		return false;
-	o = &r->set->f;
-	return r->set->self == self &&
-	       o->ndims == f->ndims && o->wrap == f->wrap &&
-	       !memcmp(o->dims, f->dims, sizeof(o->dims)) &&
-	       !memcmp(o->dead, f->dead, nnodes) &&
-	       !memcmp(o->cut, f->cut, nnodes * sizeof(*f->cut));
+	return r->set && !r->info.refused && r->set->self == j->self &&
+	       troute_same_faults(&r->set->f, &j->f);
 }
 
 static void plans_of(const struct troute_node_set *s, struct td_plans *p)
@@ -308,10 +298,9 @@ static bool cdg_wanted(const struct torusd *d, const struct troute_faults *f)
 {
 	const struct td_routes *r = &d->routes;
 
-	return !r->have_cdg || r->cdg_geom.ndims != f->ndims ||
-	       r->cdg_geom.wrap != f->wrap ||
+	return !r->have_cdg ||
 	       r->cdg_one_class != d->opts.test_one_channel_class ||
-	       memcmp(r->cdg_geom.dims, f->dims, sizeof(f->dims));
+	       !troute_same_geom(&r->cdg_geom, f);
 }
 
 static void cdg_store(struct torusd *d, const struct td_rjob *j)
@@ -328,15 +317,6 @@ static void cdg_store(struct torusd *d, const struct td_rjob *j)
 	log_info("routes: channel dependency graph of the plans on the fault-free fabric: %" PRIu64 " channels, %" PRIu64 " dependencies, %s (every fault set's graph is a subgraph of it)",
 		 r->cdg.channels, r->cdg.deps,
 		 r->cdg.acyclic ? "acyclic" : "CYCLIC");
-}
-
-static unsigned int nnodes_of(const struct troute_faults *f)
-{
-	unsigned int a, n = 1;
-
-	for (a = 0; a < f->ndims; a++)
-		n *= f->dims[a];
-	return n;
 }
 
 /*
@@ -381,13 +361,7 @@ static int snapshot(struct torusd *d, struct td_rjob **out, bool warn)
 /* the same geometry, node and fault set */
 static bool same_input(const struct td_rjob *a, const struct td_rjob *b)
 {
-	unsigned int nnodes = nnodes_of(&a->f);
-
-	return a->self == b->self && a->f.ndims == b->f.ndims &&
-	       a->f.wrap == b->f.wrap &&
-	       !memcmp(a->f.dims, b->f.dims, sizeof(a->f.dims)) &&
-	       !memcmp(a->f.dead, b->f.dead, nnodes) &&
-	       !memcmp(a->f.cut, b->f.cut, nnodes * sizeof(*a->f.cut));
+	return a->self == b->self && troute_same_faults(&a->f, &b->f);
 }
 
 static void retry(struct torusd *d)
@@ -410,7 +384,7 @@ static void retry(struct torusd *d)
 static bool finish(struct torusd *d, struct td_rjob *j)
 {
 	struct td_routes *r = &d->routes;
-	unsigned int nnodes = nnodes_of(&j->f), self = j->self;
+	unsigned int nnodes = troute_nnodes(&j->f), self = j->self;
 	struct troute_node_set *s;
 	struct td_knode kn;
 	int err;
@@ -504,7 +478,7 @@ static bool start(struct torusd *d)
 		retry(d);
 	if (err)
 		return false;
-	if (same_set(r, &j->f, j->self, nnodes_of(&j->f))) {
+	if (same_set(r, j)) {
 		log_debug("routes: link state generation %u, same fault set",
 			  r->ls_gen);
 		td_rjob_free(j);
@@ -546,9 +520,8 @@ static void take_result(struct torusd *d, struct td_rjob *j)
 		return;
 	}
 	/* ... and a verdict for its geometry, computed or kept */
-	same_place = now->self == j->self && now->f.ndims == j->f.ndims &&
-		     now->f.wrap == j->f.wrap &&
-		     !memcmp(now->f.dims, j->f.dims, sizeof(j->f.dims)) &&
+	same_place = now->self == j->self &&
+		     troute_same_geom(&now->f, &j->f) &&
 		     (j->want_cdg || !cdg_wanted(d, &j->f));
 	if (!same_place ||
 	    (!same_input(now, j) && r->stale < TD_ROUTES_STALE_MAX)) {

@@ -11,7 +11,6 @@
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/rtnetlink.h>
-#include <net/sch_generic.h>
 #include <asm/unaligned.h>
 
 #include "torus_priv.h"
@@ -30,9 +29,7 @@ struct coll_fx_answer {
 };
 
 struct coll_fixture {
-	struct net_device *node;
-	struct net_device *a_far, *a_port;	/* the parent (0) */
-	struct net_device *b_port, *b_far;	/* the child (2) */
+	struct torus_test_line line;	/* parent (0) at A, child (2) at B */
 	struct packet_type cap_a, cap_b;
 	struct sk_buff_head to_parent, to_child;
 	struct coll_fx_answer answer[COLL_FX_ANSWERS];
@@ -88,46 +85,6 @@ static int coll_fx_capture(struct sk_buff *skb, struct net_device *dev,
 	return NET_RX_SUCCESS;
 }
 
-static int coll_fx_setup(struct coll_fixture *fx)
-{
-	struct torus_geom g = { .ndims = 1, .dims = { 3 }, .coord = { 1 } };
-	struct torus_port *map[TORUS_MAX_DIRS] = {};
-	struct nlattr *tb[IFLA_MAX + 1] = {};
-	const struct net_device_ops *ops;
-	int err;
-
-	fx->node = rtnl_create_link(&init_net, "kcoll%d", NET_NAME_ENUM,
-				    &torus_node_link_ops, tb, NULL);
-	if (IS_ERR(fx->node))
-		return PTR_ERR(fx->node);
-	err = register_netdevice(fx->node);
-	if (err) {
-		free_netdev(fx->node);
-		fx->node = NULL;
-		return err;
-	}
-	fx->a_port = torus_test_cable(&fx->a_far);
-	fx->b_port = torus_test_cable(&fx->b_far);
-	if (!fx->a_port || !fx->b_port)
-		return -ENOMEM;
-	ops = fx->node->netdev_ops;
-	err = ops->ndo_add_slave(fx->node, fx->a_port, NULL) ?:
-	      ops->ndo_add_slave(fx->node, fx->b_port, NULL) ?:
-	      dev_open(fx->node, NULL) ?: dev_open(fx->a_port, NULL) ?:
-	      dev_open(fx->a_far, NULL) ?: dev_open(fx->b_port, NULL) ?:
-	      dev_open(fx->b_far, NULL);
-	if (err)
-		return err;
-	map[TORUS_DIR(0, 1)] = torus_port_from_dev(fx->a_port);
-	map[TORUS_DIR(0, 0)] = torus_port_from_dev(fx->b_port);
-	err = torus_node_set_fib(netdev_priv(fx->node), &g, true, map);
-	if (err)
-		return err;
-	rtnl_dereference(((struct torus_node *)netdev_priv(fx->node))->coll)
-		->reply = coll_fx_reply;
-	return 0;
-}
-
 static void coll_fx_listen(struct packet_type *pt, struct net_device *dev,
 			   struct sk_buff_head *q)
 {
@@ -142,32 +99,28 @@ static void coll_fx_listen(struct packet_type *pt, struct net_device *dev,
 static int torus_coll_engine_init(struct kunit *test)
 {
 	struct coll_fixture *fx;
-	int err, i;
+	int err;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
 	if (!fx)
 		return -ENOMEM;
 	test->priv = fx;
 	coll_fx = fx;
-	rtnl_lock();
-	err = coll_fx_setup(fx);
-	rtnl_unlock();
+	err = torus_test_line_new(&fx->line, "kcoll%d");
 	if (err)
 		return err;
-	for (i = 0; i < 500 && (qdisc_tx_is_noop(fx->a_port) ||
-				qdisc_tx_is_noop(fx->b_port) ||
-				qdisc_tx_is_noop(fx->a_far) ||
-				qdisc_tx_is_noop(fx->b_far)); i++)
-		usleep_range(1000, 2000);
-	coll_fx_listen(&fx->cap_a, fx->a_far, &fx->to_parent);
-	coll_fx_listen(&fx->cap_b, fx->b_far, &fx->to_child);
+	rtnl_lock();
+	rtnl_dereference(((struct torus_node *)netdev_priv(fx->line.node))->coll)
+		->reply = coll_fx_reply;
+	rtnl_unlock();
+	coll_fx_listen(&fx->cap_a, fx->line.a_far, &fx->to_parent);
+	coll_fx_listen(&fx->cap_b, fx->line.b_far, &fx->to_child);
 	return 0;
 }
 
 static void torus_coll_engine_exit(struct kunit *test)
 {
 	struct coll_fixture *fx = test->priv;
-	LIST_HEAD(list);
 
 	if (fx->cap_a.func)
 		dev_remove_pack(&fx->cap_a);
@@ -175,15 +128,7 @@ static void torus_coll_engine_exit(struct kunit *test)
 		dev_remove_pack(&fx->cap_b);
 	skb_queue_purge(&fx->to_parent);
 	skb_queue_purge(&fx->to_child);
-	rtnl_lock();
-	if (fx->node)
-		unregister_netdevice_queue(fx->node, &list);
-	if (fx->a_port)
-		torport_link_ops.dellink(fx->a_port, &list);
-	if (fx->b_port)
-		torport_link_ops.dellink(fx->b_port, &list);
-	unregister_netdevice_many(&list);
-	rtnl_unlock();
+	torus_test_line_del(&fx->line);
 	coll_fx = NULL;
 }
 
@@ -194,7 +139,7 @@ static int coll_fx_join_req(struct coll_fixture *fx,
 	int err;
 
 	rtnl_lock();
-	err = torus_coll_join(netdev_priv(fx->node), req, NULL);
+	err = torus_coll_join(netdev_priv(fx->line.node), req, NULL);
 	rtnl_unlock();
 	return err;
 }
@@ -255,7 +200,7 @@ static void coll_fx_send_raw(struct coll_fixture *fx, struct net_device *far,
 			     u8 phase, u32 seq, u32 count, u32 n,
 			     unsigned int have, s64 v)
 {
-	u8 src[TORUS_MAX_AXES] = { far == fx->a_far ? 0 : 2 };
+	u8 src[TORUS_MAX_AXES] = { far == fx->line.a_far ? 0 : 2 };
 	u8 dst[TORUS_MAX_AXES] = { 1 };
 	struct coll_fx_hdr f = {
 		.phase = phase,
@@ -345,6 +290,23 @@ static s64 coll_fx_value(struct kunit *test, struct sk_buff_head *q,
 	}
 	kfree_skb(skb);
 	return v;
+}
+
+/* The next frame into @q is phase @phase of operation @seq, with @v. */
+static void coll_fx_expect_value(struct kunit *test, struct coll_fixture *fx,
+				 struct sk_buff_head *q, u8 phase, u32 seq,
+				 s64 v)
+{
+	coll_fx_wait(fx, q, 0, 1000);
+	KUNIT_EXPECT_EQ(test, coll_fx_value(test, q, phase, seq), v);
+}
+
+/* The child sends @v up for operation @seq; this node sends @sum up. */
+static void coll_fx_expect_up(struct kunit *test, struct coll_fixture *fx,
+			      u32 seq, s64 v, s64 sum)
+{
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, seq, v);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, seq, sum);
 }
 
 /* The phase of the next captured frame, 0 if it is no coll frame. */
@@ -445,30 +407,22 @@ static void torus_coll_rooted_bcast_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 0, 0), 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 100);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 77);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 0), 77);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 77);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 0, 77);
 	coll_fx_expect_answer(test, fx, 0, 77);
 
 	/* the data came first: passed on and answered at the join */
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 1, 78);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 1, 78);
 	msleep(50);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 0, 0), 0);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 1), 78);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 1, 78);
 	coll_fx_expect_answer(test, fx, 1, 78);
 
 	/* the root: both neighbours are its children, nothing to wait for */
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast(fx, 1, 79), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_DOWN, 2), 79);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 2), 79);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_DOWN, 2, 79);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 2, 79);
 	coll_fx_expect_answer(test, fx, 2, 79);
 }
 
@@ -506,12 +460,12 @@ static void torus_coll_rendezvous_test(struct kunit *test)
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	KUNIT_EXPECT_EQ(test, coll_fx_phase(test, &fx->to_parent),
 			TORUS_COLL_READY);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
 			 COLL_FX_LARGE, COLL_FX_LARGE, 5);
 	msleep(50);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
 			 0, 0, 0);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0,
@@ -524,18 +478,14 @@ static void torus_coll_rendezvous_test(struct kunit *test)
 	msleep(50);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
 			 0, 0, 0);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 1), 6);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 1, 6);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, fx->answers, 1U);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
 			 0, 0, 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_DOWN, 1), 6);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_DOWN, 1, 6);
 	coll_fx_expect_answer(test, fx, 1, 6);
 }
 
@@ -548,7 +498,7 @@ static void coll_fx_join_child_ahead(struct kunit *test,
 				     struct coll_fixture *fx, u32 count)
 {
 	fx->send_bcast = true;
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count, 0, 0, 0);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 0, count, 0, 0, 0);
 	msleep(20);
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, count, 0), 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
@@ -598,23 +548,23 @@ static void torus_coll_by_reference_test(struct kunit *test)
 	fx->send_ramp = true;
 	coll_fx_join_child_ahead(test, fx, COLL_FX_REF_COUNT);
 	fx->send_first = 3;
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_REF_COUNT,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_FX_REF_COUNT,
 			 COLL_FX_REF_COUNT - 3, COLL_FX_REF_COUNT - 3, 100);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_ramp(test, &fx->to_child, 3, COLL_FX_REF_COUNT - 3, 100,
 			    true);
 	/* the rest, short: copied */
 	fx->send_first = 0;
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_REF_COUNT,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_FX_REF_COUNT,
 			 3, 3, 100);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_ramp(test, &fx->to_child, 0, 3, 100, false);
 	coll_fx_expect_answer(test, fx, 0, 100);
 
 	/* the root, both children posted before it joins */
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 1, COLL_FX_REF_COUNT,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_READY, 1, COLL_FX_REF_COUNT,
 			 0, 0, 0);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_REF_COUNT,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 1, COLL_FX_REF_COUNT,
 			 0, 0, 0);
 	msleep(20);
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 1, COLL_FX_REF_COUNT, 40), 0);
@@ -639,13 +589,13 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 	struct coll_fixture *fx = test->priv;
 
 	coll_fx_join_child_ahead(test, fx, COLL_FX_LARGE);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
 			 40, 40, 8);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0, 40);
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
 	fx->send_first = 40;
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
 			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 8);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 40,
@@ -654,18 +604,18 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 
 	/* the second half first, then the child's READY, then the first */
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
 			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 9);
 	fx->send_first = 0;
 	msleep(20);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 1, COLL_FX_LARGE,
 			 0, 0, 0);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 40,
 			     COLL_FX_LARGE - 40);
 	KUNIT_EXPECT_EQ(test, fx->answers, 1U);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 1, COLL_FX_LARGE,
 			 40, 40, 9);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0, 40);
@@ -675,7 +625,7 @@ static void torus_coll_rendezvous_cut_through_test(struct kunit *test)
 	skb_queue_purge(&fx->to_parent);
 	skb_queue_purge(&fx->to_child);
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 2,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 2,
 			 COLL_FX_LARGE + 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 2, -EPROTO);
 }
@@ -697,7 +647,7 @@ static void torus_coll_rendezvous_credit_test(struct kunit *test)
 	fx->send_bcast = true;
 	fx->send_ramp = true;
 	/* the child may have 3 frames */
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count, 3, 0, 0);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 0, count, 3, 0, 0);
 	msleep(20);
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, count, 0), 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
@@ -705,7 +655,7 @@ static void torus_coll_rendezvous_credit_test(struct kunit *test)
 			     TORUS_COLL_CREDITS);
 	for (i = 0; i < COLL_FX_CREDIT_FRAMES; i++) {
 		fx->send_first = i * 10;
-		coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, count, 10,
+		coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, count, 10,
 				 10, 500);
 		if ((i + 1) % (TORUS_COLL_CREDITS / 2) == 0 &&
 		    i + 1 < COLL_FX_CREDIT_FRAMES) {
@@ -724,14 +674,14 @@ static void torus_coll_rendezvous_credit_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
 	/* the rest in two grants; the last one ends the operation */
 	fx->send_first = 3;
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 0, count,
 			 COLL_FX_CREDIT_FRAMES - 4, 0, 0);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&fx->to_child),
 			COLL_FX_CREDIT_FRAMES - 4);
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
 	fx->send_first = COLL_FX_CREDIT_FRAMES - 1;
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, count, 1, 0, 0);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 0, count, 1, 0, 0);
 	coll_fx_wait(fx, NULL, 1, 1000);
 	KUNIT_EXPECT_EQ(test, skb_queue_len(&fx->to_child),
 			COLL_FX_CREDIT_FRAMES - 3);
@@ -755,7 +705,7 @@ static void coll_fx_cut_child(struct kunit *test, struct coll_fixture *fx)
 	int err;
 
 	rtnl_lock();
-	err = torport_set_cable(fx->b_port, 0, -1, NULL);
+	err = torport_set_cable(fx->line.b_port, 0, -1, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
 	coll_fx_expect_error(test, fx, 0, -ENOLINK);
@@ -770,14 +720,14 @@ static void torus_coll_rendezvous_starved_child_down_test(struct kunit *test)
 	struct coll_fixture *fx = test->priv;
 
 	fx->send_bcast = true;
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
 			 1, 0, 0);
 	msleep(20);
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 0, COLL_FX_LARGE, 0), 0);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
 			 40, 40, 4);
 	fx->send_first = 40;
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_FX_LARGE,
 			 COLL_FX_LARGE - 40, COLL_FX_LARGE - 40, 4);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	msleep(50);
@@ -793,11 +743,9 @@ static void torus_coll_rendezvous_child_down_test(struct kunit *test)
 
 	fx->send_bcast = true;
 	KUNIT_ASSERT_EQ(test, coll_fx_bcast_n(fx, 1, COLL_FX_LARGE, 3), 0);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_READY, 0, COLL_FX_LARGE,
 			 0, 0, 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_DOWN, 0), 3);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_DOWN, 0, 3);
 	coll_fx_cut_child(test, fx);
 }
 
@@ -815,11 +763,11 @@ static void torus_coll_barrier_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 100);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 0, 0, 0, 0);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 0, 0, 0, 0);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_frame(test, &fx->to_parent, TORUS_COLL_UP, 0, 0);
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, 0, 0, 0, 0);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 0, 0, 0, 0);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	coll_fx_expect_frame(test, &fx->to_child, TORUS_COLL_DOWN, 0, 0);
 	coll_fx_wait(fx, NULL, 1, 1000);
@@ -836,14 +784,9 @@ static void torus_coll_updown_test(struct kunit *test)
 	coll_fx_wait(fx, &fx->to_parent, 0, 100);
 	/* nothing goes up before the child's part */
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 42);
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 100);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 0), 100);
+	coll_fx_expect_up(test, fx, 0, 37, 42);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 100);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 0, 100);
 	coll_fx_expect_answer(test, fx, 0, 100);
 }
 
@@ -868,12 +811,10 @@ static void torus_coll_cut_through_test(struct kunit *test)
 
 	req.data = v;
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 4, 4, 4, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 4, 4, 4, 2);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 3);
 	/* the first half of the result */
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, 4, 2, 2, 9);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 4, 2, 2, 9);
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	skb = skb_dequeue(&fx->to_child);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
@@ -886,7 +827,7 @@ static void torus_coll_cut_through_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
 	/* the second half: passed on too, and the answer is whole */
 	fx->send_first = 2;
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, 4, 2, 2, 9);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 4, 2, 2, 9);
 	fx->send_first = 0;
 	coll_fx_wait(fx, &fx->to_child, 0, 1000);
 	skb = skb_dequeue(&fx->to_child);
@@ -903,12 +844,10 @@ static void torus_coll_early_test(struct kunit *test)
 {
 	struct coll_fixture *fx = test->priv;
 
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 10);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 10);
 	msleep(50);
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 11);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 11);
 }
 
 /* No child: the caller gets ETIMEDOUT in time and the tree an abort; a
@@ -925,17 +864,14 @@ static void torus_coll_timeout_test(struct kunit *test)
 	coll_fx_expect_abort(test, fx, &fx->to_parent);
 	coll_fx_expect_abort(test, fx, &fx->to_child);
 
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1000);	/* stale */
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 1000);	/* stale */
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 2, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 3);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 1), 5);
+	coll_fx_expect_up(test, fx, 1, 3, 5);
 }
 
 static u64 coll_fx_drops(struct coll_fixture *fx, int reason)
 {
-	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_node *node = netdev_priv(fx->line.node);
 	struct torus_stats st;
 
 	torus_stats_read(node->stats, &st);
@@ -954,36 +890,30 @@ static void torus_coll_malformed_test(struct kunit *test)
 	struct coll_fixture *fx = test->priv;
 	u64 before = coll_fx_drops(fx, TORUS_DROP_MALFORMED);
 
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 2, 2, 1);
-	coll_fx_send_raw(fx, fx->b_far, 7, 0, 1, 1, 1, 1);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 1, 2, 2, 1);
+	coll_fx_send_raw(fx, fx->line.b_far, 7, 0, 1, 1, 1, 1);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_MALFORMED),
 			before + 2);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 1, 0, 1);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 1, 1, 2, 1);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 1, 1, 0, 1);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 1, 1, 2, 1);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_MALFORMED),
 			before + 4);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
+	coll_fx_expect_up(test, fx, 0, 2, 3);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 0, -ECONNABORTED);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 1, 2, 1, 1, 1);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 1, 2, 1, 1, 1);
 	coll_fx_expect_error(test, fx, 1, -EPROTO);
 	coll_fx_expect_abort(test, fx, &fx->to_parent);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 4, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 2, 5);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 2), 9);
+	coll_fx_expect_up(test, fx, 2, 5, 9);
 }
 
 /*
@@ -997,14 +927,14 @@ static void torus_coll_abort_test(struct kunit *test)
 	int err;
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 0, -ECONNABORTED);
 	coll_fx_expect_abort(test, fx, &fx->to_child);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
 	rtnl_lock();
-	err = torport_set_cable(fx->b_port, 0, -1, NULL);
+	err = torport_set_cable(fx->line.b_port, 0, -1, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
 	coll_fx_expect_error(test, fx, 1, -ENOLINK);
@@ -1020,7 +950,7 @@ static void torus_coll_no_parent_test(struct kunit *test)
 	int err;
 
 	rtnl_lock();
-	err = torport_set_cable(fx->a_port, 0, -1, NULL);
+	err = torport_set_cable(fx->line.a_port, 0, -1, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
 	msleep(50);	/* the link watcher turns the carrier off */
@@ -1039,14 +969,14 @@ static void torus_coll_in_flight_test(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		KUNIT_ASSERT_EQ(test, coll_fx_join(fx, i, 5000), 0);
 	for (seq = 4; seq-- > 0;)
-		coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, seq, 10);
+		coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, seq, 10);
 	for (i = 0; i < 4; i++) {
 		coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 		KUNIT_ASSERT_FALSE(test, skb_queue_empty(&fx->to_parent));
 		kfree_skb(skb_dequeue(&fx->to_parent));
 	}
 	for (seq = 4; seq-- > 0;)
-		coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, seq, 1000 + seq);
+		coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, seq, 1000 + seq);
 	coll_fx_wait(fx, NULL, 4, 2000);
 	KUNIT_ASSERT_EQ(test, fx->answers, 4U);
 	for (i = 0; i < 4; i++) {
@@ -1083,14 +1013,14 @@ static void torus_coll_group_test(struct kunit *test)
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
 	rtnl_lock();
-	err = torus_coll_join(netdev_priv(fx->node), &req, NULL);
+	err = torus_coll_join(netdev_priv(fx->line.node), &req, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
 	/* y does not exist here: dropped, nothing goes up */
 	fx->send_group = 2;
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 100);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 100);
 	fx->send_group = 1;
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 37);
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	skb = skb_dequeue(&fx->to_parent);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
@@ -1135,13 +1065,13 @@ static void torus_coll_mtu_frames_test(struct kunit *test)
 	v = kunit_kcalloc(test, COLL_MTU_COUNT, sizeof(*v), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, v);
 	req.data = v;
-	KUNIT_ASSERT_EQ(test, fx->a_port->mtu, (unsigned int)ETH_DATA_LEN);
+	KUNIT_ASSERT_EQ(test, fx->line.a_port->mtu, (unsigned int)ETH_DATA_LEN);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
 	/* the child's part as it sends it: a full frame and the rest */
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
 			 COLL_MTU_COUNT - 1, COLL_MTU_COUNT - 1, 1);
 	fx->send_first = COLL_MTU_COUNT - 1;
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, COLL_MTU_COUNT,
 			 1, 1, 1);
 	fx->send_first = 0;
 	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
@@ -1204,7 +1134,7 @@ static int coll_fx_join_list(struct coll_fixture *fx, const u32 *members,
 }
 
 /*
- * The next captured frame is a node list's (the group of the frames sent
+ * The next frame into @q is a node list's (the group of the frames sent
  * in), routed from @src to @dst.
  */
 static void coll_fx_expect_routed(struct kunit *test, struct coll_fixture *fx,
@@ -1215,6 +1145,7 @@ static void coll_fx_expect_routed(struct kunit *test, struct coll_fixture *fx,
 	const struct torus_hdr *h;
 	struct sk_buff *skb;
 
+	coll_fx_wait(fx, q, 0, 1000);
 	skb = skb_dequeue(q);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	KUNIT_ASSERT_GE(test, skb->len,
@@ -1248,22 +1179,20 @@ static void torus_coll_list_test(struct kunit *test)
 
 	coll_fx_route_in(fx, COLL_FX_LIST, 0);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, all, 3, 5), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 5);
 	/* 0 -> 2 through this node: relayed with one hop less */
 	fx->send_dst = 2;
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 77);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 77);
 	coll_fx_expect_routed(test, fx, &fx->to_child, 0, 2, COLL_FX_HOPS - 1,
 			      TORUS_COLL_DOWN, 0, 77);
 	/* the result from 2, no edge of this node, is stray */
 	coll_fx_route_in(fx, COLL_FX_LIST, 2);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_DOWN, 0, 66);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_DOWN, 0, 66);
 	coll_fx_wait(fx, NULL, 1, 100);
 	KUNIT_EXPECT_EQ(test, fx->answers, 0U);
 	coll_fx_route_in(fx, COLL_FX_LIST, 0);
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 42);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 42);
 	coll_fx_expect_answer(test, fx, 0, 42);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 	coll_fx_route_in(fx, 0, 0);
@@ -1282,21 +1211,18 @@ static void torus_coll_list_root_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
 	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 37);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 37);
 	coll_fx_expect_routed(test, fx, &fx->to_child, 1, 2,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 0, 42);
 	coll_fx_expect_answer(test, fx, 0, 42);
 	/* its next operation is 1 */
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 1), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 1, 2);
 	coll_fx_expect_routed(test, fx, &fx->to_child, 1, 2,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_DOWN, 1, 3);
 	coll_fx_expect_answer(test, fx, 1, 3);
 	/* other members under the number: operation 0 again, below 0 */
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
 	/* the fabric's operation 0 still waits for its child */
@@ -1315,17 +1241,16 @@ static void torus_coll_list_numbering_test(struct kunit *test)
 
 	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 1);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 1);
 	coll_fx_expect_answer(test, fx, 0, 6);
 	coll_fx_route_in(fx, COLL_FX_LIST + 1, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, other, 2, 4), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	coll_fx_expect_routed(test, fx, &fx->to_parent, 1, 0,
 			      TORUS_HOP_LIMIT_DEFAULT, TORUS_COLL_UP, 0, 4);
 	/* the first list's next operation is its 1 */
 	coll_fx_route_in(fx, COLL_FX_LIST, 2);
 	KUNIT_ASSERT_EQ(test, coll_fx_join_list(fx, pair, 2, 5), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 1, 2);
 	coll_fx_expect_answer(test, fx, 1, 7);
 	coll_fx_route_in(fx, 0, 0);
 }
@@ -1411,7 +1336,7 @@ static void torus_coll_place_test(struct kunit *test)
 	req.place = place;
 	fx->send_bcast = true;
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_PLACE_COUNT,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_PLACE_COUNT,
 			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -77);
 	coll_fx_wait(fx, NULL, 1, 1000);
 	KUNIT_ASSERT_EQ(test, fx->answers, 1U);
@@ -1420,15 +1345,13 @@ static void torus_coll_place_test(struct kunit *test)
 	for (i = 0; i < COLL_PLACE_COUNT; i++)
 		KUNIT_EXPECT_EQ(test, buf[i], -77);
 	/* passed on to the child from the placed buffer */
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 0), (u64)-77);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 0, -77);
 
 	/* a failed one: its answer is the error, no placement */
 	place = coll_fx_place(test, buf);
 	req.place = place;
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 1, COLL_PLACE_COUNT,
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_ABORT, 1, COLL_PLACE_COUNT,
 			 0, 0, 0);
 	coll_fx_expect_error(test, fx, 1, -ECONNABORTED);
 	KUNIT_EXPECT_FALSE(test, fx->answer[1].placed);
@@ -1452,7 +1375,7 @@ static void coll_fx_tree(struct coll_fixture *fx, bool set, u8 parent,
 			 u32 children)
 {
 	rtnl_lock();
-	torus_coll_tree_install(netdev_priv(fx->node), set, parent, children);
+	torus_coll_tree_install(netdev_priv(fx->line.node), set, parent, children);
 	rtnl_unlock();
 }
 
@@ -1476,40 +1399,31 @@ static void torus_coll_tree_change_test(struct kunit *test)
 	coll_fx_expect_abort(test, fx, &fx->to_child);
 	/* a neighbour's abort of it, come round: no drop, no answer */
 	drops = coll_fx_drops(fx, TORUS_DROP_MALFORMED);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_ABORT, 0, 1, 0, 0, 0);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_MALFORMED), drops);
 	KUNIT_EXPECT_EQ(test, fx->answers, 1U);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
 	coll_fx_tree(fx, true, parent, BIT(child));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 1, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 1), 3);
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 1, 9);
+	coll_fx_expect_up(test, fx, 1, 2, 3);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 1, 9);
 	coll_fx_expect_answer(test, fx, 1, 9);
-	coll_fx_wait(fx, &fx->to_child, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_child,
-					    TORUS_COLL_DOWN, 1), 9);
+	coll_fx_expect_value(test, fx, &fx->to_child, TORUS_COLL_DOWN, 1, 9);
 
 	/* a leaf now: the neighbour at +x is no child */
 	coll_fx_tree(fx, true, parent, 0);
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 2), 1);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_ABORT, 2, 1, 0, 0, 0);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 2, 1);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_ABORT, 2, 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 2, -ECONNABORTED);
 	coll_fx_expect_abort(test, fx, &fx->to_parent);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_child));
 
 	/* and the parent's abort goes on to every neighbour, tree or not */
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 30000), 0);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 3), 1);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_ABORT, 3, 1, 0, 0, 0);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 3, 1);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_ABORT, 3, 1, 0, 0, 0);
 	coll_fx_expect_error(test, fx, 3, -ECONNABORTED);
 	coll_fx_expect_abort(test, fx, &fx->to_child);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
@@ -1520,7 +1434,7 @@ static void torus_coll_tree_change_test(struct kunit *test)
 /* The node's operation in flight (the only one), or NULL. */
 static struct torus_coll_slot *coll_fx_slot(struct coll_fixture *fx)
 {
-	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_node *node = netdev_priv(fx->line.node);
 	struct torus_coll *coll = rtnl_dereference(node->coll);
 	unsigned int i;
 
@@ -1537,7 +1451,7 @@ static void coll_fx_rx_skb(struct coll_fixture *fx, struct net_device *port,
 {
 	rcu_read_lock();
 	local_bh_disable();
-	torus_coll_rx(netdev_priv(fx->node), torus_port_from_dev(port), skb);
+	torus_coll_rx(netdev_priv(fx->line.node), torus_port_from_dev(port), skb);
 	local_bh_enable();
 	rcu_read_unlock();
 }
@@ -1551,7 +1465,7 @@ static void coll_fx_rx(struct coll_fixture *fx, struct net_device *port,
 		       u8 phase, u16 group, u32 seq, u32 count, u32 first,
 		       u32 n)
 {
-	u8 src[TORUS_MAX_AXES] = { port == fx->a_port ? 0 : 2 };
+	u8 src[TORUS_MAX_AXES] = { port == fx->line.a_port ? 0 : 2 };
 	u8 dst[TORUS_MAX_AXES] = { 1 };
 	struct coll_fx_hdr f = {
 		.phase = phase,
@@ -1609,13 +1523,11 @@ static void torus_coll_readonly_place_test(struct kunit *test)
 	req.place = place;
 	fx->send_bcast = true;
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, COLL_PLACE_COUNT,
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, COLL_PLACE_COUNT,
 			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -5);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
 	/* its own data go up, not the child's */
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 100);
-	coll_fx_send_raw(fx, fx->a_far, TORUS_COLL_DOWN, 0, COLL_PLACE_COUNT,
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 100);
+	coll_fx_send_raw(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, COLL_PLACE_COUNT,
 			 COLL_PLACE_COUNT, COLL_PLACE_COUNT, -9);
 	coll_fx_expect_answer(test, fx, 0, 0);
 	KUNIT_EXPECT_TRUE(test, fx->answer[0].placed);
@@ -1636,19 +1548,16 @@ static void torus_coll_early_slots_test(struct kunit *test)
 	u32 seq;
 
 	for (seq = 1; seq <= TORUS_COLL_SLOTS; seq++)
-		coll_fx_rx(fx, fx->b_port, TORUS_COLL_UP, 0, seq, 1, 0, 1);
+		coll_fx_rx(fx, fx->line.b_port, TORUS_COLL_UP, 0, seq, 1, 0, 1);
 	for (seq = 0; seq < TORUS_COLL_SLOTS; seq++)
-		coll_fx_rx(fx, fx->b_port, TORUS_COLL_UP,
+		coll_fx_rx(fx, fx->line.b_port, TORUS_COLL_UP,
 			   TORUS_COLL_GROUP_LIST | seq, seq, 1, 0, 1);
 	/* seq 16 of group 0 is beyond the window, and no slot was left */
 	KUNIT_EXPECT_GE(test, coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED),
 			refused + 1);
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, 0, 7);
+	coll_fx_expect_up(test, fx, 0, 2, 3);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, 0, 7);
 	coll_fx_expect_answer(test, fx, 0, 7);
 }
 
@@ -1660,7 +1569,7 @@ static void torus_coll_early_slots_test(struct kunit *test)
  */
 static size_t coll_fx_early_bytes(struct coll_fixture *fx, size_t *counted)
 {
-	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_node *node = netdev_priv(fx->line.node);
 	struct torus_coll *coll;
 	struct sk_buff *skb;
 	size_t bytes = 0;
@@ -1689,7 +1598,7 @@ static void torus_coll_early_budget_test(struct kunit *test)
 	struct coll_fixture *fx = test->priv;
 
 	for (i = 0; i < COLL_FX_FLOOD; i++)
-		coll_fx_rx(fx, fx->b_port, TORUS_COLL_UP,
+		coll_fx_rx(fx, fx->line.b_port, TORUS_COLL_UP,
 			   i % 2 ? TORUS_COLL_GROUP_LIST | (i / 2 % 8) : 0,
 			   i / 16 % TORUS_COLL_SLOTS, TORUS_COLL_MAX_COUNT,
 			   0, n);
@@ -1714,7 +1623,7 @@ static void torus_coll_down_q_bounded_test(struct kunit *test)
 	coll_fx_join_child_ahead(test, fx, COLL_FX_LARGE);
 	refused = coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED);
 	for (i = 0; i < COLL_FX_FLOOD; i++)
-		coll_fx_rx(fx, fx->a_port, TORUS_COLL_DOWN, 0, 0,
+		coll_fx_rx(fx, fx->line.a_port, TORUS_COLL_DOWN, 0, 0,
 			   COLL_FX_LARGE, 0, 0);
 	rtnl_lock();
 	s = coll_fx_slot(fx);
@@ -1726,7 +1635,7 @@ static void torus_coll_down_q_bounded_test(struct kunit *test)
 			refused + COLL_FX_FLOOD);
 	/* 40 of the message's 65, then 40 again: more than is left */
 	for (i = 0; i < 2; i++)
-		coll_fx_rx(fx, fx->a_port, TORUS_COLL_DOWN, 0, 0,
+		coll_fx_rx(fx, fx->line.a_port, TORUS_COLL_DOWN, 0, 0,
 			   COLL_FX_LARGE, 0, 40);
 	rtnl_lock();
 	s = coll_fx_slot(fx);
@@ -1757,18 +1666,16 @@ static void torus_coll_up_repeat_test(struct kunit *test)
 	u64 refused = coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED);
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 2, 1, 1, 10);
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 2, 1, 1, 10);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 2, 1, 1, 10);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 2, 1, 1, 10);
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_COLL_REFUSED),
 			refused + 1);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
 	fx->send_first = 1;
-	coll_fx_send_raw(fx, fx->b_far, TORUS_COLL_UP, 0, 2, 1, 1, 20);
+	coll_fx_send_raw(fx, fx->line.b_far, TORUS_COLL_UP, 0, 2, 1, 1, 20);
 	fx->send_first = 0;
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 11);
+	coll_fx_expect_value(test, fx, &fx->to_parent, TORUS_COLL_UP, 0, 11);
 }
 
 /*
@@ -1785,19 +1692,16 @@ static void torus_coll_spoofed_test(struct kunit *test)
 	fx->send_forged = true;
 	fx->send_src = 0;	/* the parent's coordinates, on the child's */
 	fx->send_hops = 1;
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 50);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 50);
 	fx->send_src = 2;	/* the child's, but from two hops away */
 	fx->send_hops = 2;
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 60);
+	coll_fx_send(fx, fx->line.b_far, TORUS_COLL_UP, 0, 60);
 	fx->send_forged = false;
 	msleep(50);
 	KUNIT_EXPECT_EQ(test, coll_fx_drops(fx, TORUS_DROP_SPOOFED),
 			spoofed + 2);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, 0, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, 0), 3);
+	coll_fx_expect_up(test, fx, 0, 2, 3);
 }
 
 /*
@@ -1821,10 +1725,10 @@ static void torus_coll_requester_gone_test(struct kunit *test)
 	};
 
 	KUNIT_ASSERT_EQ(test, coll_fx_join_req(fx, &req), 0);
-	torus_coll_requester_gone(netdev_priv(fx->node), &init_net, 4243);
+	torus_coll_requester_gone(netdev_priv(fx->line.node), &init_net, 4243);
 	msleep(20);
 	KUNIT_EXPECT_TRUE(test, skb_queue_empty(&fx->to_parent));
-	torus_coll_requester_gone(netdev_priv(fx->node), &init_net, 4242);
+	torus_coll_requester_gone(netdev_priv(fx->line.node), &init_net, 4242);
 	coll_fx_expect_abort(test, fx, &fx->to_parent);
 	coll_fx_expect_abort(test, fx, &fx->to_child);
 	msleep(20);
@@ -1936,7 +1840,7 @@ static void coll_fx_fuzz_frame(struct coll_fixture *fx, u64 *r)
 	coll_fx_put_hdrs(skb, src, dst, hops, &f);
 	for (i = 0; i < len; i++)
 		((u8 *)skb_put(skb, 1))[0] = coll_fz(r, 0);
-	coll_fx_rx_skb(fx, from_a ? fx->a_port : fx->b_port, skb);
+	coll_fx_rx_skb(fx, from_a ? fx->line.a_port : fx->line.b_port, skb);
 }
 
 /* An operation joined among the random frames, soon timed out. */
@@ -1986,7 +1890,7 @@ static void torus_coll_fuzz_test(struct kunit *test)
 	unsigned int frames = min_t(unsigned int, COLL_FUZZ_RUN,
 				    coll_fuzz_frames - run * COLL_FUZZ_RUN);
 	struct coll_fixture *fx = test->priv;
-	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_node *node = netdev_priv(fx->line.node);
 	u64 r = (coll_fuzz_seed + run) | 1;
 	struct torus_coll *coll;
 	size_t counted;
@@ -2019,11 +1923,8 @@ static void torus_coll_fuzz_test(struct kunit *test)
 	skb_queue_purge(&fx->to_child);
 	fx->answers = 0;
 	KUNIT_ASSERT_EQ(test, coll_fx_join(fx, 1, 5000), 0);
-	coll_fx_send(fx, fx->b_far, TORUS_COLL_UP, seq, 2);
-	coll_fx_wait(fx, &fx->to_parent, 0, 1000);
-	KUNIT_EXPECT_EQ(test, coll_fx_value(test, &fx->to_parent,
-					    TORUS_COLL_UP, seq), 3);
-	coll_fx_send(fx, fx->a_far, TORUS_COLL_DOWN, seq, 7);
+	coll_fx_expect_up(test, fx, seq, 2, 3);
+	coll_fx_send(fx, fx->line.a_far, TORUS_COLL_DOWN, seq, 7);
 	coll_fx_expect_answer(test, fx, 0, 7);
 }
 

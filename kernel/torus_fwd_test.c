@@ -17,15 +17,12 @@
 #include <net/checksum.h>
 #include <net/net_namespace.h>
 #include <net/rtnetlink.h>
-#include <net/sch_generic.h>
 
 #include "torus_priv.h"
 #include "torus_test.h"
 
 struct torus_fwd_fixture {
-	struct net_device *node;
-	struct net_device *a_in, *a_port;	/* frames enter at a_in */
-	struct net_device *b_port, *b_out;	/* and leave at b_out */
+	struct torus_test_line line;	/* frames enter at A, leave at B */
 	struct packet_type capture;
 	struct sk_buff_head captured;
 };
@@ -40,64 +37,21 @@ static int torus_fwd_capture(struct sk_buff *skb, struct net_device *dev,
 	return NET_RX_SUCCESS;
 }
 
-static int torus_fwd_setup(struct kunit *test, struct torus_fwd_fixture *fx)
-{
-	struct torus_geom g = { .ndims = 1, .dims = { 3 }, .coord = { 1 } };
-	struct torus_port *map[TORUS_MAX_DIRS] = {};
-	struct nlattr *tb[IFLA_MAX + 1] = {};
-	const struct net_device_ops *ops;
-	int err;
-
-	fx->node = rtnl_create_link(&init_net, "ktor%d", NET_NAME_ENUM,
-				    &torus_node_link_ops, tb, NULL);
-	if (IS_ERR(fx->node))
-		return PTR_ERR(fx->node);
-	err = register_netdevice(fx->node);
-	if (err) {
-		free_netdev(fx->node);
-		fx->node = NULL;
-		return err;
-	}
-	fx->a_port = torus_test_cable(&fx->a_in);
-	fx->b_port = torus_test_cable(&fx->b_out);
-	if (!fx->a_port || !fx->b_port)
-		return -ENOMEM;
-	ops = fx->node->netdev_ops;
-	err = ops->ndo_add_slave(fx->node, fx->a_port, NULL) ?:
-	      ops->ndo_add_slave(fx->node, fx->b_port, NULL) ?:
-	      dev_open(fx->node, NULL) ?: dev_open(fx->a_port, NULL) ?:
-	      dev_open(fx->a_in, NULL) ?: dev_open(fx->b_port, NULL) ?:
-	      dev_open(fx->b_out, NULL);
-	if (err)
-		return err;
-	map[TORUS_DIR(0, 0)] = torus_port_from_dev(fx->b_port);
-	map[TORUS_DIR(0, 1)] = torus_port_from_dev(fx->a_port);
-	return torus_node_set_fib(netdev_priv(fx->node), &g, true, map);
-}
-
 static int torus_fwd_init(struct kunit *test)
 {
 	struct torus_fwd_fixture *fx;
-	int err, i;
+	int err;
 
 	fx = kunit_kzalloc(test, sizeof(*fx), GFP_KERNEL);
 	if (!fx)
 		return -ENOMEM;
 	skb_queue_head_init(&fx->captured);
 	test->priv = fx;
-	rtnl_lock();
-	err = torus_fwd_setup(test, fx);
-	rtnl_unlock();
+	err = torus_test_line_new(&fx->line, "ktor%d");
 	if (err)
 		return err;
-	/* the link watcher gives the cables their queues once the carrier
-	 * is on; until then everything sent is dropped
-	 */
-	for (i = 0; i < 500 && (qdisc_tx_is_noop(fx->a_in) ||
-				qdisc_tx_is_noop(fx->b_port)); i++)
-		usleep_range(1000, 2000);
 	fx->capture.type = htons(ETH_P_TORUS);
-	fx->capture.dev = fx->b_out;
+	fx->capture.dev = fx->line.b_far;
 	fx->capture.func = torus_fwd_capture;
 	fx->capture.af_packet_priv = fx;
 	dev_add_pack(&fx->capture);
@@ -107,20 +61,11 @@ static int torus_fwd_init(struct kunit *test)
 static void torus_fwd_exit(struct kunit *test)
 {
 	struct torus_fwd_fixture *fx = test->priv;
-	LIST_HEAD(list);
 
 	if (fx->capture.func)
 		dev_remove_pack(&fx->capture);
 	skb_queue_purge(&fx->captured);
-	rtnl_lock();
-	if (fx->node)
-		unregister_netdevice_queue(fx->node, &list);
-	if (fx->a_port)
-		torport_link_ops.dellink(fx->a_port, &list);
-	if (fx->b_port)
-		torport_link_ops.dellink(fx->b_port, &list);
-	unregister_netdevice_many(&list);
-	rtnl_unlock();
+	torus_test_line_del(&fx->line);
 }
 
 /* A data frame from (0) to @dst, sent into cable A to @dmac. */
@@ -141,7 +86,7 @@ static struct sk_buff *torus_fwd_frame(struct torus_fwd_fixture *fx,
 	skb_reserve(skb, NET_SKB_PAD);
 	eth = skb_put(skb, ETH_HLEN);
 	ether_addr_copy(eth->h_dest, dmac);
-	ether_addr_copy(eth->h_source, fx->a_in->dev_addr);
+	ether_addr_copy(eth->h_source, fx->line.a_far->dev_addr);
 	eth->h_proto = htons(ETH_P_TORUS);
 	h = skb_put(skb, TORUS_HDR_LEN);
 	torus_hdr_init(h, TORUS_T_DATA, htons(ETH_P_IP), src, dcoord, 8);
@@ -155,7 +100,7 @@ static struct sk_buff *torus_fwd_frame(struct torus_fwd_fixture *fx,
 	iph->daddr = torus_coord_to_addr4(dcoord);
 	iph->check = ip_fast_csum(iph, iph->ihl);
 	skb_reset_mac_header(skb);
-	skb->dev = fx->a_in;
+	skb->dev = fx->line.a_far;
 	skb->protocol = htons(ETH_P_TORUS);
 	return skb;
 }
@@ -218,7 +163,7 @@ static void torus_fwd_forwards(struct kunit *test)
 	struct torus_fwd_fixture *fx = test->priv;
 	struct sk_buff *skb;
 
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 1U);
 }
 
@@ -230,7 +175,7 @@ static void torus_fwd_checksum_complete(struct kunit *test)
 	struct torus_fwd_fixture *fx = test->priv;
 	struct sk_buff *skb;
 
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	skb->ip_summed = CHECKSUM_COMPLETE;
 	skb->csum = skb_checksum(skb, 0, skb->len, 0);
@@ -247,11 +192,11 @@ static void torus_fwd_vlan_dropped(struct kunit *test)
 	struct torus_fwd_fixture *fx = test->priv;
 	struct sk_buff *skb;
 
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	__vlan_hwaccel_put_tag(skb, htons(ETH_P_8021Q), 5);
 	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 0U);
-	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->node, TORUS_DROP_VLAN), 1ULL);
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->line.node, TORUS_DROP_VLAN), 1ULL);
 }
 
 static void torus_fwd_other_host_dropped(struct kunit *test)
@@ -262,24 +207,24 @@ static void torus_fwd_other_host_dropped(struct kunit *test)
 
 	skb = torus_fwd_frame(fx, other, 2, torus_fwd_addr(0));
 	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 0U);
-	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->node, TORUS_DROP_OTHER_HOST),
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->line.node, TORUS_DROP_OTHER_HOST),
 			1ULL);
 }
 
 static void torus_fwd_spoofed_dropped(struct kunit *test)
 {
 	struct torus_fwd_fixture *fx = test->priv;
-	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_node *node = netdev_priv(fx->line.node);
 	struct torus_stats st;
 
 	/* to the node itself, from (0), claiming to be (2) */
-	torus_fwd_send(test, torus_fwd_frame(fx, fx->a_port->dev_addr, 1,
+	torus_fwd_send(test, torus_fwd_frame(fx, fx->line.a_port->dev_addr, 1,
 					     torus_fwd_addr(2)));
 	torus_stats_read(node->stats, &st);
 	KUNIT_EXPECT_EQ(test, st.rx_packets, 0ULL);
 	KUNIT_EXPECT_EQ(test, st.drop[TORUS_DROP_SPOOFED], 1ULL);
 
-	torus_fwd_send(test, torus_fwd_frame(fx, fx->a_port->dev_addr, 1,
+	torus_fwd_send(test, torus_fwd_frame(fx, fx->line.a_port->dev_addr, 1,
 					     torus_fwd_addr(0)));
 	torus_stats_read(node->stats, &st);
 	KUNIT_EXPECT_EQ(test, st.rx_packets, 1ULL);
@@ -295,12 +240,12 @@ static void torus_fwd_cut_cable_carries_nothing(struct kunit *test)
 	int err;
 
 	rtnl_lock();
-	err = torport_set_cable(fx->a_in, 0, -1, NULL);
+	err = torport_set_cable(fx->line.a_far, 0, -1, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_EXPECT_EQ(test, torus_fwd_start_xmit(test, skb), 0U);
-	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->a_in, TORUS_DROP_LINK_DOWN),
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->line.a_far, TORUS_DROP_LINK_DOWN),
 			1ULL);
 }
 
@@ -311,17 +256,17 @@ static void torus_fwd_cut_cable_carries_nothing(struct kunit *test)
 static void torus_fwd_cut_tells_the_node_at_once(struct kunit *test)
 {
 	struct torus_fwd_fixture *fx = test->priv;
-	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_node *node = netdev_priv(fx->line.node);
 	u32 gen;
 
 	rtnl_lock();
 	gen = node->generation;
-	KUNIT_EXPECT_EQ(test, torport_set_cable(fx->a_in, 0, -1, NULL), 0);
-	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(fx->a_port));
+	KUNIT_EXPECT_EQ(test, torport_set_cable(fx->line.a_far, 0, -1, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, netif_carrier_ok(fx->line.a_port));
 	KUNIT_EXPECT_NE(test, node->generation, gen);
 	gen = node->generation;
-	KUNIT_EXPECT_EQ(test, torport_set_cable(fx->a_in, 1, -1, NULL), 0);
-	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(fx->a_port));
+	KUNIT_EXPECT_EQ(test, torport_set_cable(fx->line.a_far, 1, -1, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, netif_carrier_ok(fx->line.a_port));
 	KUNIT_EXPECT_NE(test, node->generation, gen);
 	rtnl_unlock();
 }
@@ -405,13 +350,13 @@ static void torus_fwd_peer_down_reason(struct kunit *test)
 	struct sk_buff *skb;
 
 	rtnl_lock();
-	dev_close(fx->a_port);
+	dev_close(fx->line.a_port);
 	rtnl_unlock();
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_EXPECT_EQ(test, torus_fwd_start_xmit(test, skb), 0U);
-	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->a_in, TORUS_DROP_LINK_DOWN),
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->line.a_far, TORUS_DROP_LINK_DOWN),
 			1ULL);
-	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->a_in, TORUS_DROP_TOO_BIG),
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->line.a_far, TORUS_DROP_TOO_BIG),
 			0ULL);
 }
 
@@ -421,7 +366,7 @@ static void torus_fwd_peer_down_reason(struct kunit *test)
 static void torus_fwd_lamb_is_no_endpoint(struct kunit *test)
 {
 	struct torus_fwd_fixture *fx = test->priv;
-	struct torus_node *node = netdev_priv(fx->node);
+	struct torus_node *node = netdev_priv(fx->line.node);
 	static const u8 far[TORUS_MAX_AXES] = { 2 };
 	struct torus_stats st;
 	struct sk_buff *skb;
@@ -429,10 +374,10 @@ static void torus_fwd_lamb_is_no_endpoint(struct kunit *test)
 
 	WRITE_ONCE(node->role, TORUS_ROLE_LAMB);
 	/* transit: still forwarded */
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 1U);
 	/* for the lamb itself: dropped */
-	torus_fwd_send(test, torus_fwd_frame(fx, fx->a_port->dev_addr, 1,
+	torus_fwd_send(test, torus_fwd_frame(fx, fx->line.a_port->dev_addr, 1,
 					     torus_fwd_addr(0)));
 	torus_stats_read(node->stats, &st);
 	KUNIT_EXPECT_EQ(test, st.rx_packets, 0ULL);
@@ -451,9 +396,9 @@ static void torus_fwd_lamb_is_no_endpoint(struct kunit *test)
 	iph->daddr = torus_coord_to_addr4(far);
 	skb_reset_network_header(skb);
 	skb->protocol = htons(ETH_P_IP);
-	skb->dev = fx->node;
+	skb->dev = fx->line.node;
 	local_bh_disable();
-	torus_node_xmit(skb, fx->node);
+	torus_node_xmit(skb, fx->line.node);
 	local_bh_enable();
 	KUNIT_EXPECT_EQ(test, torus_fwd_wait(fx), 1U);
 	torus_stats_read(node->stats, &st);
@@ -472,7 +417,7 @@ static void torus_fwd_sets_vc(struct kunit *test)
 	struct sk_buff *skb;
 
 	/* round 1 of plan 0, past a dateline, going on along x */
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	h = (struct torus_hdr *)(skb->data + ETH_HLEN);
 	h->vc = TORUS_VC(0, 1, 1);
@@ -490,12 +435,12 @@ static void torus_fwd_plan_missing_dropped(struct kunit *test)
 	struct torus_hdr *h;
 	struct sk_buff *skb;
 
-	skb = torus_fwd_frame(fx, fx->a_port->dev_addr, 2, torus_fwd_addr(0));
+	skb = torus_fwd_frame(fx, fx->line.a_port->dev_addr, 2, torus_fwd_addr(0));
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	h = (struct torus_hdr *)(skb->data + ETH_HLEN);
 	h->vc = TORUS_VC(5, 1, 0);
 	KUNIT_EXPECT_EQ(test, torus_fwd_send(test, skb), 0U);
-	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->node, TORUS_DROP_NO_PLAN),
+	KUNIT_EXPECT_EQ(test, torus_fwd_drops(fx->line.node, TORUS_DROP_NO_PLAN),
 			1ULL);
 }
 

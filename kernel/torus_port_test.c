@@ -7,9 +7,11 @@
  * sending end, and collective frames get their larger allowance.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/rtnetlink.h>
+#include <net/sch_generic.h>
 
 #include "torus_priv.h"
 #include "torus_test.h"
@@ -47,6 +49,77 @@ struct net_device *torus_test_cable(struct net_device **far)
 	priv = netdev_priv(dev);
 	*far = rtnl_dereference(priv->peer);
 	return dev;
+}
+
+static int torus_test_line_make(struct torus_test_line *l, const char *name)
+{
+	struct torus_geom g = { .ndims = 1, .dims = { 3 }, .coord = { 1 } };
+	struct torus_port *map[TORUS_MAX_DIRS] = {};
+	struct nlattr *tb[IFLA_MAX + 1] = {};
+	const struct net_device_ops *ops;
+	struct net_device *node;
+	int err;
+
+	node = rtnl_create_link(&init_net, name, NET_NAME_ENUM,
+				&torus_node_link_ops, tb, NULL);
+	if (IS_ERR(node))
+		return PTR_ERR(node);
+	err = register_netdevice(node);
+	if (err) {
+		free_netdev(node);
+		return err;
+	}
+	l->node = node;
+	l->a_port = torus_test_cable(&l->a_far);
+	l->b_port = torus_test_cable(&l->b_far);
+	if (!l->a_port || !l->b_port)
+		return -ENOMEM;
+	ops = node->netdev_ops;
+	err = ops->ndo_add_slave(node, l->a_port, NULL) ?:
+	      ops->ndo_add_slave(node, l->b_port, NULL) ?:
+	      dev_open(node, NULL) ?: dev_open(l->a_port, NULL) ?:
+	      dev_open(l->a_far, NULL) ?: dev_open(l->b_port, NULL) ?:
+	      dev_open(l->b_far, NULL);
+	if (err)
+		return err;
+	map[TORUS_DIR(0, 1)] = torus_port_from_dev(l->a_port);
+	map[TORUS_DIR(0, 0)] = torus_port_from_dev(l->b_port);
+	return torus_node_set_fib(netdev_priv(node), &g, true, map);
+}
+
+int torus_test_line_new(struct torus_test_line *l, const char *name)
+{
+	int err, i;
+
+	rtnl_lock();
+	err = torus_test_line_make(l, name);
+	rtnl_unlock();
+	if (err)
+		return err;
+	/* the link watcher gives the cables their queues once the carrier
+	 * is on; until then everything sent is dropped
+	 */
+	for (i = 0; i < 500 && (qdisc_tx_is_noop(l->a_port) ||
+				qdisc_tx_is_noop(l->b_port) ||
+				qdisc_tx_is_noop(l->a_far) ||
+				qdisc_tx_is_noop(l->b_far)); i++)
+		usleep_range(1000, 2000);
+	return 0;
+}
+
+void torus_test_line_del(struct torus_test_line *l)
+{
+	LIST_HEAD(list);
+
+	rtnl_lock();
+	if (l->node)
+		unregister_netdevice_queue(l->node, &list);
+	if (l->a_port)
+		torport_link_ops.dellink(l->a_port, &list);
+	if (l->b_port)
+		torport_link_ops.dellink(l->b_port, &list);
+	unregister_netdevice_many(&list);
+	rtnl_unlock();
 }
 
 static int torport_test_init(struct kunit *test)

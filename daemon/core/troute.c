@@ -14,6 +14,32 @@
 
 #include "troute.h"
 
+unsigned int troute_nnodes(const struct troute_faults *f)
+{
+	unsigned int a, n = 1;
+
+	for (a = 0; a < f->ndims; a++)
+		n *= f->dims[a];
+	return n;
+}
+
+bool troute_same_geom(const struct troute_faults *a,
+		      const struct troute_faults *b)
+{
+	return a->ndims == b->ndims && a->wrap == b->wrap &&
+	       !memcmp(a->dims, b->dims, sizeof(a->dims));
+}
+
+bool troute_same_faults(const struct troute_faults *a,
+			const struct troute_faults *b)
+{
+	unsigned int nnodes = troute_nnodes(a);
+
+	return troute_same_geom(a, b) &&
+	       !memcmp(a->dead, b->dead, nnodes) &&
+	       !memcmp(a->cut, b->cut, nnodes * sizeof(*a->cut));
+}
+
 void troute_plan_dor(const struct troute_faults *f, struct troute_plan *p)
 {
 	unsigned int a;

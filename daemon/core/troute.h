@@ -47,6 +47,15 @@ struct troute_faults {
 	const uint16_t *cut;
 };
 
+/* the number of nodes: the product of the dims */
+unsigned int troute_nnodes(const struct troute_faults *f);
+/* the same ndims, dims and wrap (the arrays not compared) */
+bool troute_same_geom(const struct troute_faults *a,
+		      const struct troute_faults *b);
+/* the same geometry and the same dead nodes and cut cables */
+bool troute_same_faults(const struct troute_faults *a,
+			const struct troute_faults *b);
+
 /* direction policy of a plan on a ring axis (a line has only one way) */
 enum troute_policy {
 	TROUTE_SHORTEST,	/* as torus_dor_next_dir(): ties go "+" */

@@ -53,7 +53,7 @@ int troute_cdg_fault_free(const struct troute_faults *f,
 			  const struct troute_cdg_opts *o,
 			  struct troute_cdg_result *r)
 {
-	unsigned int a, nnodes = 1;
+	unsigned int nnodes = troute_nnodes(f);
 	struct troute_faults none = *f;
 	struct troute_planset ps;
 	struct troute_ctx c;
@@ -61,8 +61,6 @@ int troute_cdg_fault_free(const struct troute_faults *f,
 	uint16_t *cut;
 	int err = -ENOMEM;
 
-	for (a = 0; a < f->ndims; a++)
-		nnodes *= f->dims[a];
 	dead = calloc(nnodes, 1);
 	cut = calloc(nnodes, sizeof(*cut));
 	if (!dead || !cut)
@@ -84,13 +82,11 @@ out:
 int troute_node_routes(const struct troute_faults *f, unsigned int self,
 		       struct troute_node_set *s)
 {
-	unsigned int a, d, nnodes = 1;
+	unsigned int d, nnodes = troute_nnodes(f);
 	struct troute_sets sets;
 	int err;
 
 	memset(s, 0, sizeof(*s));
-	for (a = 0; a < f->ndims; a++)
-		nnodes *= f->dims[a];
 	if (!f->ndims || self >= nnodes)
 		return -EINVAL;
 	s->self = self;

@@ -34,15 +34,6 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static unsigned int nnodes_of(const struct troute_faults *f)
-{
-	unsigned int a, n = 1;
-
-	for (a = 0; a < f->ndims; a++)
-		n *= f->dims[a];
-	return n;
-}
-
 /* the neighbour of @n along axis @a, "+" (every ring wraps) */
 static unsigned int nbr_plus(const struct troute_faults *f, unsigned int n,
 			     unsigned int a)
@@ -101,12 +92,12 @@ static struct td_rjob *make_job(unsigned int x, unsigned int y,
 static bool same_routes(const struct troute_node_set *a,
 			const struct troute_node_set *b)
 {
-	unsigned int n, nn = nnodes_of(&a->f), p;
+	unsigned int n, nn = troute_nnodes(&a->f), p;
 
 	if (a->self != b->self || a->ps.nplans != b->ps.nplans ||
 	    a->lambs != b->lambs || a->exceptions != b->exceptions ||
 	    a->unreachable != b->unreachable || a->dead != b->dead ||
-	    a->cuts != b->cuts || nn != nnodes_of(&b->f) ||
+	    a->cuts != b->cuts || nn != troute_nnodes(&b->f) ||
 	    memcmp(a->lamb, b->lamb, nn))
 		return false;
 	for (p = 0; p < a->ps.nplans; p++)

@@ -48,29 +48,60 @@ static void dir_remove(void)
 }
 
 /*
+ * The daemon's socket in a new directory (dir_make()): its fd, @lfd the
+ * lock's.
+ */
+static int listen_new(bool *unit_ok, int *lfd)
+{
+	char err[256];
+	int fd;
+
+	dir_make();
+	fd = torusd_ctl_listen(dir, DEV, lfd, err, sizeof(err));
+	if (fd < 0)
+		fprintf(stderr, "    %s\n", err);
+	UNIT_CHECK(fd >= 0 && *lfd >= 0);
+	return fd;
+}
+
+/* The socket of listen_new() closed, and its directory removed. */
+static void listen_end(int fd, int lfd)
+{
+	close(fd);
+	close(lfd);
+	dir_remove();
+}
+
+/* In a server process: answer one request on @fd with @reply, and exit. */
+static void __attribute__((noreturn)) answer_one(int fd, const char *reply)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct torusd_cred cred;
+	struct sockaddr_un from;
+	socklen_t flen = sizeof(from);
+	char req[64];
+
+	if (poll(&p, 1, 5000) != 1)
+		_exit(5);
+	if (torusd_ctl_recv(fd, req, sizeof(req), &from, &flen, &cred) < 0)
+		_exit(6);
+	sendto(fd, reply, strlen(reply), 0, (struct sockaddr *)&from, flen);
+	_exit(0);
+}
+
+/*
  * A server process on @fd: answers one request with @reply, as uid @uid
  * (0: as we are).  Its pid.
  */
 static pid_t serve_one(int fd, const char *reply, uid_t uid)
 {
-	struct torusd_cred cred;
-	struct sockaddr_un from;
-	socklen_t flen;
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	char req[64];
 	pid_t pid = fork();
 
 	if (pid)
 		return pid;
 	if (uid && (setgid(uid) || setuid(uid)))
 		_exit(2);
-	if (poll(&p, 1, 5000) != 1)
-		_exit(3);
-	flen = sizeof(from);
-	if (torusd_ctl_recv(fd, req, sizeof(req), &from, &flen, &cred) < 0)
-		_exit(4);
-	sendto(fd, reply, strlen(reply), 0, (struct sockaddr *)&from, flen);
-	_exit(0);
+	answer_one(fd, reply);
 }
 
 /*
@@ -80,12 +111,8 @@ static pid_t serve_one(int fd, const char *reply, uid_t uid)
  */
 static pid_t serve_as_owner(uid_t uid, const char *reply)
 {
-	struct pollfd p = { .events = POLLIN };
-	struct torusd_cred cred;
-	struct sockaddr_un from;
-	char req[64], err[256], c = 1;
-	socklen_t flen;
-	int ready[2], lfd;
+	char err[256], c = 1;
+	int ready[2], fd, lfd;
 	pid_t pid;
 
 	if (pipe(ready))
@@ -105,21 +132,15 @@ static pid_t serve_as_owner(uid_t uid, const char *reply)
 	if (setgroups(0, NULL) || setresgid(uid, uid, uid) ||
 	    setresuid(uid, uid, uid))
 		_exit(2);
-	p.fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
-	if (p.fd < 0) {
+	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
+	if (fd < 0) {
 		fprintf(stderr, "    as uid %d: %s\n", (int)uid, err);
 		_exit(3);
 	}
 	if (write(ready[1], &c, 1) != 1)
 		_exit(4);
 	close(ready[1]);
-	if (poll(&p, 1, 5000) != 1)
-		_exit(5);
-	flen = sizeof(from);
-	if (torusd_ctl_recv(p.fd, req, sizeof(req), &from, &flen, &cred) < 0)
-		_exit(6);
-	sendto(p.fd, reply, strlen(reply), 0, (struct sockaddr *)&from, flen);
-	_exit(0);
+	answer_one(fd, reply);
 }
 
 static void reap(pid_t pid)
@@ -130,6 +151,22 @@ static void reap(pid_t pid)
 	waitpid(pid, &st, 0);
 }
 
+/*
+ * A process of uid NOBODY answers on the daemon's socket @fd: the tool
+ * refuses its reply and hands nothing over.
+ */
+static void ask_forged(bool *unit_ok, int fd)
+{
+	char buf[256], err[256];
+	pid_t pid = serve_one(fd, "ok\nforged", NOBODY);
+
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
+				  5000, err, sizeof(err)) == -EPERM);
+	UNIT_CHECK(buf[0] == '\0');
+	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
+	reap(pid);
+}
+
 /* the daemon's socket: 0660 in its directory, and it answers the tool */
 UNIT_TEST(ctl_listen_and_ask)
 {
@@ -138,9 +175,7 @@ UNIT_TEST(ctl_listen_and_ask)
 	int fd, lfd;
 	pid_t pid;
 
-	dir_make();
-	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
-	UNIT_CHECK(fd >= 0 && lfd >= 0);
+	fd = listen_new(unit_ok, &lfd);
 	UNIT_CHECK(!torusd_ctl_path(dir, DEV, false, path, sizeof(path)));
 	UNIT_CHECK(!lstat(path, &st) && S_ISSOCK(st.st_mode) &&
 		   (st.st_mode & 0777) == 0660);
@@ -149,9 +184,7 @@ UNIT_TEST(ctl_listen_and_ask)
 				  err, sizeof(err)) == 0);
 	UNIT_STREQ(buf, "ok\nhello");
 	reap(pid);
-	close(fd);
-	close(lfd);
-	dir_remove();
+	listen_end(fd, lfd);
 }
 
 /*
@@ -166,9 +199,7 @@ UNIT_TEST(ctl_path_cannot_be_taken)
 	int fd, lfd, fd2, lfd2, s;
 	pid_t pid;
 
-	dir_make();
-	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
-	UNIT_CHECK(fd >= 0);
+	fd = listen_new(unit_ok, &lfd);
 	UNIT_CHECK(torusd_ctl_listen(dir, DEV, &lfd2, err, sizeof(err)) ==
 		   -EADDRINUSE && lfd2 == -1);
 	UNIT_CHECK(strstr(err, "held by another torusd") != NULL);
@@ -201,9 +232,7 @@ UNIT_TEST(ctl_ask_refuses_unsafe_paths)
 	char path[128], buf[256], err[256];
 	int fd, lfd;
 
-	dir_make();
-	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
-	UNIT_CHECK(fd >= 0);
+	fd = listen_new(unit_ok, &lfd);
 	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
 	chmod(path, 0666);
 	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 500,
@@ -238,16 +267,12 @@ UNIT_TEST(ctl_ask_refuses_socket_of_other_uid)
 	char path[128], buf[256], err[256];
 	int fd, lfd;
 
-	dir_make();
-	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
-	UNIT_CHECK(fd >= 0);
+	fd = listen_new(unit_ok, &lfd);
 	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
 	UNIT_CHECK(!chown(path, NOBODY, NOBODY));
 	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "stats", buf, sizeof(buf), 500,
 				  err, sizeof(err)) == -EPERM);
-	close(fd);
-	close(lfd);
-	dir_remove();
+	listen_end(fd, lfd);
 }
 
 /*
@@ -256,22 +281,11 @@ UNIT_TEST(ctl_ask_refuses_socket_of_other_uid)
  */
 UNIT_TEST(ctl_ask_refuses_reply_of_other_uid)
 {
-	char buf[256], err[256];
 	int fd, lfd;
-	pid_t pid;
 
-	dir_make();
-	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
-	UNIT_CHECK(fd >= 0);
-	pid = serve_one(fd, "ok\nforged", NOBODY);
-	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
-				  5000, err, sizeof(err)) == -EPERM);
-	UNIT_CHECK(buf[0] == '\0');
-	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
-	reap(pid);
-	close(fd);
-	close(lfd);
-	dir_remove();
+	fd = listen_new(unit_ok, &lfd);
+	ask_forged(unit_ok, fd);
+	listen_end(fd, lfd);
 }
 
 /*
@@ -313,25 +327,15 @@ UNIT_TEST(ctl_ask_trusts_owner_of_dir)
  */
 UNIT_TEST(ctl_ask_refuses_reply_of_third_uid)
 {
-	char path[128], buf[256], err[256];
+	char path[128];
 	int fd, lfd;
-	pid_t pid;
 
-	dir_make();
-	fd = torusd_ctl_listen(dir, DEV, &lfd, err, sizeof(err));
-	UNIT_CHECK(fd >= 0);
+	fd = listen_new(unit_ok, &lfd);
 	torusd_ctl_path(dir, DEV, false, path, sizeof(path));
 	UNIT_CHECK(!chown(dir, DYNUID, DYNUID) &&
 		   !chown(path, DYNUID, DYNUID));
-	pid = serve_one(fd, "ok\nforged", NOBODY);
-	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
-				  5000, err, sizeof(err)) == -EPERM);
-	UNIT_CHECK(buf[0] == '\0');
-	UNIT_CHECK(strstr(err, "uid 65534: not torusd's") != NULL);
-	reap(pid);
-	close(fd);
-	close(lfd);
-	dir_remove();
+	ask_forged(unit_ok, fd);
+	listen_end(fd, lfd);
 }
 
 /* the daemon's view of its senders: root and its own uid are privileged */

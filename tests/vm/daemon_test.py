@@ -496,6 +496,15 @@ def line():
             tl.in_netns(ns, lambda nl, ports=ports: [
                 nl.link_up(p) for p in ["lo", "tor0"] + ports])
 
+    def teardown():
+        """the line's torusd killed, its namespaces deleted"""
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        for ns in LINE:
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+
     @case("daemon_rediscovery_replaces_addresses")
     def renumber():
         build()
@@ -583,12 +592,7 @@ def line():
     @case("daemon_runs_as_unit_user")
     def unit_user():
         """the line afresh, each torusd as torusd@.service runs it"""
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        for ns in LINE:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        teardown()
         build()
         ids.update({"l0": 3, "l1": 2, "l2": 1})
         write_ids()
@@ -651,12 +655,7 @@ def line():
             unplace()
         unit_user()
     finally:
-        for p in procs.values():
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        for ns in LINE:
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        teardown()
         # root's again, for the scenarios after this one
         if os.path.isdir(CTL_DIR):
             chown_tree(CTL_DIR, 0)

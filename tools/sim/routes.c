@@ -100,15 +100,6 @@ static unsigned long long num(const char *opt, const char *s,
 	return v;
 }
 
-static unsigned int nnodes_of(const struct troute_faults *f)
-{
-	unsigned int a, n = 1;
-
-	for (a = 0; a < f->ndims; a++)
-		n *= f->dims[a];
-	return n;
-}
-
 enum {
 	OPT_ROUTES = 256, OPT_DIMS, OPT_MESH, OPT_WRAP, OPT_DEAD_COUNT,
 	OPT_DEAD_FRAC, OPT_CUT_COUNT, OPT_SEED, OPT_RUNS, OPT_FAULTS,
@@ -274,10 +265,10 @@ static void parse_ropts(int argc, char **argv, struct ropts *o)
 	}
 	if (o->have_frac)
 		o->dead_count = (unsigned int)(o->dead_frac *
-					       nnodes_of(&o->f) + 0.5);
-	if (o->dead_count >= nnodes_of(&o->f))
+					       troute_nnodes(&o->f) + 0.5);
+	if (o->dead_count >= troute_nnodes(&o->f))
 		rdie("--dead-count: %u of %u nodes", o->dead_count,
-		     nnodes_of(&o->f));
+		     troute_nnodes(&o->f));
 }
 
 static uint64_t rng;
@@ -483,7 +474,7 @@ static int one_run(const struct ropts *o, uint64_t seed, bool first,
 	struct troute_ctx c;
 	uint8_t *dead, *lamb;
 	uint16_t *cut;
-	unsigned int n, nn = nnodes_of(&f);
+	unsigned int n, nn = troute_nnodes(&f);
 	double t;
 	int err = -1;
 
