@@ -167,7 +167,8 @@ struct tc_node {
 	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
 	struct tc_face *face;	/* block: indexed by normal */
 	struct tc_qent *queue;	/* block: TC_QUEUE entries */
-	struct tc_ls ls;	/* link state (tcore_ls.c) */
+	/* link state (tcore_ls.c): its own memory, tc_ls_size() bytes */
+	struct tc_ls *ls;
 	uint8_t mem[];
 };
 

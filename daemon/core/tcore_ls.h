@@ -110,8 +110,8 @@ static inline uint16_t *ls_unready(const struct tc_ls *ls)
 
 struct tc_node;
 
-size_t tc_ls_size(const struct tc_config *cfg);
-/* carve the table out of @mem (tc_ls_size() bytes); cfg defaults set */
+/* the header and the table in @mem (tc_ls_size() bytes, 8-aligned);
+ * cfg defaults set */
 void tc_ls_init(struct tc_node *n, uint8_t *mem);
 /* a link-state message (first byte TW_LS_MAGIC) arrived on @port */
 int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
