@@ -1455,5 +1455,23 @@ uint32_t tc_generation(const struct tc_node *n)
 
 void tc_get_stats(const struct tc_node *n, struct tc_stats *st)
 {
-	*st = n->stats;
+	const struct tc_core_stats *c = &n->stats;
+
+	memset(st, 0, sizeof(*st));
+	st->msgs_tx = c->msgs_tx;
+	st->bytes_tx = c->bytes_tx;
+	st->msgs_rx = c->msgs_rx;
+	st->bytes_rx = c->bytes_rx;
+	st->bad_rx = c->bad_rx;
+	st->queue_drops = c->queue_drops;
+	st->oversize = c->oversize;
+	st->refuted = c->refuted;
+	st->resurveys = c->resurveys;
+	st->ls_msgs_tx = n->ls->st.msgs_tx;
+	st->ls_bytes_tx = n->ls->st.bytes_tx;
+	st->ls_bad_rx = n->ls->st.bad_rx;
+	st->ls_foreign = n->ls->st.foreign;
+	st->ls_hearsay = n->ls->st.hearsay;
+	st->ls_overflow = n->ls->st.overflow;
+	st->ls_expired = n->ls->st.expired;
 }

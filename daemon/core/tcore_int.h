@@ -104,10 +104,23 @@ enum tc_reason {
 	R_CONTRADICTION,
 };
 
+/* struct tc_stats but link state's, which struct tc_ls keeps */
+struct tc_core_stats {
+	uint64_t msgs_tx;
+	uint64_t bytes_tx;
+	uint64_t msgs_rx;
+	uint64_t bytes_rx;
+	uint64_t bad_rx;
+	uint64_t queue_drops;
+	uint64_t oversize;
+	uint64_t refuted;
+	uint64_t resurveys;
+};
+
 struct tc_node {
 	struct tc_config cfg;
 	struct tc_output out;
-	struct tc_stats stats;
+	struct tc_core_stats stats;
 	uint32_t now;
 	uint32_t generation;
 	uint16_t quiet;		/* ticks without a change */

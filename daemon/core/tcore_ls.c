@@ -251,7 +251,7 @@ static void ls_refuse(struct tc_node *n, uint16_t mask)
 
 	if (!mask)
 		return;	/* an unknown tombstone: nothing lost */
-	n->stats.ls_overflow++;
+	n->ls->st.overflow++;
 	if (!ls->was_full)
 		ls->generation++;
 	ls->was_full = true;
@@ -443,7 +443,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	if (port >= tc_nports(n) ||
 	    tw_ls_decode(msg, len, n->cfg.ndims, ls->leader ? ls->dims : NULL,
 			 &m)) {
-		n->stats.ls_bad_rx++;
+		n->ls->st.bad_rx++;
 		n->stats.bad_rx++;
 		return -EBADMSG;
 	}
@@ -454,7 +454,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	 */
 	if (!ls->leader || m.leader != ls->leader || m.geom != ls->geom ||
 	    m.id != n->nbr[port].id || !ls_nbr_ok(n, port)) {
-		n->stats.ls_foreign++;
+		n->ls->st.foreign++;
 		return 0;
 	}
 	/*
@@ -467,7 +467,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if ((m.rec[i].mask & ~every_node_has) &&
 		    (m.rec[i].mask & ~ls_dirs(ls, n->cfg.ndims,
 					      m.rec[i].coord))) {
-			n->stats.ls_bad_rx++;
+			n->ls->st.bad_rx++;
 			n->stats.bad_rx++;
 			return -EBADMSG;
 		}
@@ -510,7 +510,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		}
 		q = ls_hearsay(n, port, key[i], r->mask);
 		if (q != LS_LOCAL) {
-			n->stats.ls_hearsay++;
+			n->ls->st.hearsay++;
 			s = ls_find(ls, key[i]);
 			if ((ls->rec[s].key != key[i] ||
 			     ls_newer(r->seq, ls->rec[s].seq)) &&
@@ -647,8 +647,8 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 		ls_sync_pos(ls)[p] = 0;
 		tw_ls_init(&b, buf, sizeof(buf), n->cfg.ndims, n->cfg.id,
 			   ls->leader, ls->geom);
-		n->stats.ls_msgs_tx++;
-		n->stats.ls_bytes_tx += b.len;
+		n->ls->st.msgs_tx++;
+		n->ls->st.bytes_tx += b.len;
 		n->out.send(n->out.ctx, p, buf, b.len);
 	}
 	ls->adj = adj;
@@ -709,7 +709,7 @@ static void ls_age(struct tc_node *n)
 	for (s = 0; s < ls->slots; s++)
 		while (ls->rec[s].key != LS_EMPTY &&
 		       (uint8_t)(ls->now_epoch - ls_epoch(ls)[s]) > epochs) {
-			n->stats.ls_expired++;
+			n->ls->st.expired++;
 			ls_delete(ls, s);
 		}
 	if (ls->count != count)
@@ -726,8 +726,8 @@ static void ls_flush(struct tc_node *n, struct ls_out *o, uint8_t port)
 {
 	if (!tw_ls_count(&o->b))
 		return;
-	n->stats.ls_msgs_tx++;
-	n->stats.ls_bytes_tx += o->b.len;
+	n->ls->st.msgs_tx++;
+	n->ls->st.bytes_tx += o->b.len;
 	o->sent++;
 	n->out.send(n->out.ctx, port, o->buf, o->b.len);
 	tw_ls_init(&o->b, o->buf, sizeof(o->buf), n->cfg.ndims, n->cfg.id,

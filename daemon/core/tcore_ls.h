@@ -78,6 +78,11 @@ struct tc_ls {
 	uint32_t relay_seq;
 	uint16_t relay_mask;
 	uint8_t relay_port;
+	/* struct tc_stats' ls_* counters */
+	struct {
+		uint64_t msgs_tx, bytes_tx, bad_rx, foreign, hearsay;
+		uint64_t overflow, expired;
+	} st;
 };
 
 static inline uint8_t *ls_epoch(const struct tc_ls *ls)
