@@ -1271,7 +1271,7 @@ int main(int argc, char **argv)
 		printf("messages/node    %.2f, bytes/node %.1f\n",
 		       msgs / o.runs, bytes / o.runs);
 		printf("memory/node      %zu bytes core state (tc_core_size) "
-		       "+ %zu bytes link state (tc_ls_size, %u records) "
+		       "+ %zu bytes link state (tc_ls_size, bound %u) "
 		       "+ %zu bytes simulator\n", tot.state_bytes,
 		       tot.ls_bytes, tot.ls_records, harness);
 		printf("wall             %.3f s, %.3g node-steps/s\n",
