@@ -86,13 +86,14 @@ check:
 	@if $(MAKE) --no-print-directory all; then tests/run; \
 	else tests/run --build-failed; fi
 
-# make check, the plain KUnit build too, then the soak, storm and 64-node
-# VM runs (tests/vm/check-full.sh): before resolving work that touches
-# what they cover (docs/testing.md)
+# make check, the simulator on the paper's 65,536-node machine, the plain
+# KUnit build too, then the soak, storm and 64-node VM runs
+# (tests/vm/check-full.sh): before resolving work that touches what they
+# cover (docs/testing.md)
 check-full:
 	@$(MAKE) --no-print-directory deps
 	@if $(MAKE) --no-print-directory all; then \
-		tests/run unit core sim fuzz pkg kunit kunit-debug vm vm-two vm-full; \
+		tests/run unit core sim sim-full fuzz pkg kunit kunit-debug vm vm-two vm-full; \
 	else tests/run --build-failed; fi
 
 unit:

@@ -52,7 +52,7 @@ static size_t tc_align(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-size_t tc_node_size(const struct tc_config *cfg)
+size_t tc_core_size(const struct tc_config *cfg)
 {
 	size_t np = 2 * (size_t)(cfg->ndims ? cfg->ndims : 1);
 	size_t size = tc_align(sizeof(struct tc_node));
@@ -63,7 +63,12 @@ size_t tc_node_size(const struct tc_config *cfg)
 			tc_align(TC_QUEUE * sizeof(struct tc_qent));
 	else
 		size += tc_align(np * np * sizeof(uint32_t));
-	return size + tc_align(tc_ls_size(cfg));
+	return size;
+}
+
+size_t tc_node_size(const struct tc_config *cfg)
+{
+	return tc_core_size(cfg) + tc_align(tc_ls_size(cfg));
 }
 
 static uint16_t tc_block_diameter(const struct tc_config *cfg)
@@ -107,13 +112,21 @@ static void tc_nbr_clear(struct tc_node *n, uint8_t port)
 int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 		 const struct tc_output *out)
 {
+	return tc_node_init_ls(n, cfg, out, NULL);
+}
+
+int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
+		    const struct tc_output *out, void *ls_mem)
+{
 	uint8_t *mem;
 	unsigned int axis, np;
 	int err = tc_config_check(cfg);
 
 	if (err)
 		return err;
-	memset(n, 0, tc_node_size(cfg));
+	if (!ls_mem)
+		ls_mem = (uint8_t *)n + tc_core_size(cfg);
+	memset(n, 0, tc_core_size(cfg));
 	n->cfg = *cfg;
 	if (!n->cfg.hello_ticks)
 		n->cfg.hello_ticks = 10;
@@ -140,7 +153,7 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 		n->hop2 = (uint32_t *)mem;
 		mem += tc_align((size_t)np * np * sizeof(uint32_t));
 	}
-	tc_ls_init(n, mem);
+	tc_ls_init(n, ls_mem);
 	for (axis = 0; axis < np; axis++)
 		tc_nbr_clear(n, axis);
 
@@ -1507,5 +1520,23 @@ uint32_t tc_generation(const struct tc_node *n)
 
 void tc_get_stats(const struct tc_node *n, struct tc_stats *st)
 {
-	*st = n->stats;
+	const struct tc_core_stats *c = &n->stats;
+
+	memset(st, 0, sizeof(*st));
+	st->msgs_tx = c->msgs_tx;
+	st->bytes_tx = c->bytes_tx;
+	st->msgs_rx = c->msgs_rx;
+	st->bytes_rx = c->bytes_rx;
+	st->bad_rx = c->bad_rx;
+	st->queue_drops = c->queue_drops;
+	st->oversize = c->oversize;
+	st->refuted = c->refuted;
+	st->resurveys = c->resurveys;
+	st->ls_msgs_tx = n->ls->st.msgs_tx;
+	st->ls_bytes_tx = n->ls->st.bytes_tx;
+	st->ls_bad_rx = n->ls->st.bad_rx;
+	st->ls_foreign = n->ls->st.foreign;
+	st->ls_hearsay = n->ls->st.hearsay;
+	st->ls_overflow = n->ls->st.overflow;
+	st->ls_expired = n->ls->st.expired;
 }

@@ -159,11 +159,27 @@ struct tc_stats {
 
 struct tc_node;
 
-/* bytes to allocate for a node of this configuration */
+/*
+ * Memory of a node: the core's own state (tc_core_size(), O(1) in the
+ * fabric's size) and its link-state database (tc_ls_size(), sized by
+ * @cfg->ls_records).  tc_node_size() is both, for one allocation.
+ */
+size_t tc_core_size(const struct tc_config *cfg);
+size_t tc_ls_size(const struct tc_config *cfg);
 size_t tc_node_size(const struct tc_config *cfg);
-/* 0, or -EINVAL for a bad configuration */
+/*
+ * 0, or -EINVAL for a bad configuration.  @n has tc_node_size() bytes:
+ * the link-state database follows the core's state.
+ */
 int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 		 const struct tc_output *out);
+/*
+ * The same with the link-state database apart: @n has tc_core_size()
+ * bytes, @ls_mem (8-aligned) tc_ls_size() bytes, both the node's until
+ * it is initialized again (NULL: as tc_node_init())
+ */
+int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
+		    const struct tc_output *out, void *ls_mem);
 /*
  * Ports start down: the harness reports each port's carrier after init.
  * @send may be called from tc_tick() only, at most TC_MSGS_PER_TICK

@@ -105,10 +105,23 @@ enum tc_reason {
 	R_CONTRADICTION,
 };
 
+/* struct tc_stats but link state's, which struct tc_ls keeps */
+struct tc_core_stats {
+	uint64_t msgs_tx;
+	uint64_t bytes_tx;
+	uint64_t msgs_rx;
+	uint64_t bytes_rx;
+	uint64_t bad_rx;
+	uint64_t queue_drops;
+	uint64_t oversize;
+	uint64_t refuted;
+	uint64_t resurveys;
+};
+
 struct tc_node {
 	struct tc_config cfg;
 	struct tc_output out;
-	struct tc_stats stats;
+	struct tc_core_stats stats;
 	uint32_t now;
 	uint32_t generation;
 	uint16_t quiet;		/* ticks without a change */
@@ -168,7 +181,8 @@ struct tc_node {
 	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
 	struct tc_face *face;	/* block: indexed by normal */
 	struct tc_qent *queue;	/* block: TC_QUEUE entries */
-	struct tc_ls ls;	/* link state (tcore_ls.c) */
+	/* link state (tcore_ls.c): its own memory, tc_ls_size() bytes */
+	struct tc_ls *ls;
 	uint8_t mem[];
 };
 

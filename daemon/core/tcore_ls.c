@@ -31,18 +31,24 @@ static uint32_t ls_cap(const struct tc_config *cfg)
 	return cfg->ls_records ? cfg->ls_records : TC_LS_RECORDS;
 }
 
+/* the header, apart from the node: the node holds a pointer to it */
+static size_t ls_head(void)
+{
+	return (sizeof(struct tc_ls) + 7) & ~(size_t)7;
+}
+
 size_t tc_ls_size(const struct tc_config *cfg)
 {
 	size_t slots = ls_slots(ls_cap(cfg));
 
-	/* records, epoch and meta bytes, then per port 10 bytes */
-	return slots * sizeof(struct tc_ls_rec) +
+	/* the header, records, epoch and meta bytes, then per port 10 */
+	return ls_head() + slots * sizeof(struct tc_ls_rec) +
 	       ((2 * slots + 3) & ~(size_t)3) + 2 * (size_t)cfg->ndims * 10;
 }
 
 void tc_ls_init(struct tc_node *n, uint8_t *mem)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = (struct tc_ls *)mem;
 	struct tc_config *cfg = &n->cfg;
 	uint32_t age;
 
@@ -62,10 +68,11 @@ void tc_ls_init(struct tc_node *n, uint8_t *mem)
 	if (cfg->ls_max_age_ticks <= cfg->ls_refresh_ticks)
 		cfg->ls_max_age_ticks = cfg->ls_refresh_ticks + 1;
 
-	memset(ls, 0, sizeof(*ls));
+	n->ls = ls;
+	memset(mem, 0, tc_ls_size(cfg));
 	ls->slots = (uint32_t)ls_slots(cfg->ls_records);
 	ls->nports = 2 * cfg->ndims;
-	ls->rec = (struct tc_ls_rec *)mem;
+	ls->rec = (struct tc_ls_rec *)(mem + ls_head());
 	memset(ls->rec, 0xff, ls->slots * sizeof(struct tc_ls_rec));
 	ls->epoch_in = 1;
 	ls->generation = 1;
@@ -234,17 +241,17 @@ static void ls_clear(struct tc_ls *ls)
 /* no room for another reporter (but our own record) */
 static bool ls_full(const struct tc_node *n)
 {
-	return n->ls.count >= n->cfg.ls_records;
+	return n->ls->count >= n->cfg.ls_records;
 }
 
 /* a new reporter while ls_full(): the record is lost */
 static void ls_refuse(struct tc_node *n, uint16_t mask)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 
 	if (!mask)
 		return;	/* an unknown tombstone: nothing lost */
-	n->stats.ls_overflow++;
+	n->ls->st.overflow++;
 	if (!ls->was_full)
 		ls->generation++;
 	ls->was_full = true;
@@ -262,7 +269,7 @@ static void ls_refuse(struct tc_node *n, uint16_t mask)
 static void ls_store(struct tc_node *n, uint32_t s, uint32_t key,
 		     uint32_t seq, uint16_t mask, uint8_t from)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 
 	if (ls->rec[s].key == LS_EMPTY) {
 		/* the slack of the table always holds our own record */
@@ -351,7 +358,7 @@ static uint32_t ls_step(const struct tc_ls *ls, uint8_t ndims, uint32_t idx,
 /* the frame index of the node across port @p, LS_EMPTY if none */
 static uint32_t ls_across(const struct tc_node *n, uint8_t p)
 {
-	const struct tc_ls *ls = &n->ls;
+	const struct tc_ls *ls = n->ls;
 	uint8_t c[TC_MAX_AXES], g;
 
 	if (n->R[p >> 1] == TC_NONE)
@@ -391,7 +398,7 @@ static bool ls_hears_us(const struct tc_node *n, uint8_t q)
 static uint8_t ls_hearsay(const struct tc_node *n, uint8_t port,
 			  uint32_t key, uint16_t mask)
 {
-	const struct tc_ls *ls = &n->ls;
+	const struct tc_ls *ls = n->ls;
 	uint8_t q, g;
 	uint16_t to_us;
 
@@ -424,7 +431,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		  size_t len)
 {
 	uint32_t key[TW_LS_MAX_RECS], s;
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint16_t every_node_has;
 	struct tw_ls_msg m;
 	bool full;
@@ -436,7 +443,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	if (port >= tc_nports(n) ||
 	    tw_ls_decode(msg, len, n->cfg.ndims, ls->leader ? ls->dims : NULL,
 			 &m)) {
-		n->stats.ls_bad_rx++;
+		n->ls->st.bad_rx++;
 		n->stats.bad_rx++;
 		return -EBADMSG;
 	}
@@ -447,7 +454,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	 */
 	if (!ls->leader || m.leader != ls->leader || m.geom != ls->geom ||
 	    m.id != n->nbr[port].id || !ls_nbr_ok(n, port)) {
-		n->stats.ls_foreign++;
+		n->ls->st.foreign++;
 		return 0;
 	}
 	/*
@@ -460,7 +467,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if ((m.rec[i].mask & ~every_node_has) &&
 		    (m.rec[i].mask & ~ls_dirs(ls, n->cfg.ndims,
 					      m.rec[i].coord))) {
-			n->stats.ls_bad_rx++;
+			n->ls->st.bad_rx++;
 			n->stats.bad_rx++;
 			return -EBADMSG;
 		}
@@ -503,7 +510,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		}
 		q = ls_hearsay(n, port, key[i], r->mask);
 		if (q != LS_LOCAL) {
-			n->stats.ls_hearsay++;
+			n->ls->st.hearsay++;
 			s = ls_find(ls, key[i]);
 			if ((ls->rec[s].key != key[i] ||
 			     ls_newer(r->seq, ls->rec[s].seq)) &&
@@ -540,7 +547,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
  */
 static bool ls_settling_unknown(const struct tc_node *n, uint8_t p)
 {
-	return n->ls.settle_in &&
+	return n->ls->settle_in &&
 	       (p == TC_NONE || (!n->nbr[p].id && (n->up & (1u << p))));
 }
 
@@ -553,7 +560,7 @@ static bool ls_settling_unknown(const struct tc_node *n, uint8_t p)
 static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 {
 	uint16_t mask = 0, hold = 2 * n->cfg.quiet_ticks;
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint8_t g, p;
 
 	ls->unknown = false;
@@ -581,7 +588,7 @@ static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 /* placed in a frame that is not the database's: start over in it */
 static bool ls_frame(struct tc_node *n, const struct tc_view *v)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint64_t nodes = 1;
 	unsigned int k;
 
@@ -619,7 +626,7 @@ static bool ls_frame(struct tc_node *n, const struct tc_view *v)
  */
 static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint8_t g, p, buf[TW_LS_HDR];
 	uint16_t adj = 0;
 	struct tw_buf b;
@@ -640,8 +647,8 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 		ls_sync_pos(ls)[p] = 0;
 		tw_ls_init(&b, buf, sizeof(buf), n->cfg.ndims, n->cfg.id,
 			   ls->leader, ls->geom);
-		n->stats.ls_msgs_tx++;
-		n->stats.ls_bytes_tx += b.len;
+		n->ls->st.msgs_tx++;
+		n->ls->st.bytes_tx += b.len;
 		n->out.send(n->out.ctx, p, buf, b.len);
 	}
 	ls->adj = adj;
@@ -654,7 +661,7 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
  */
 static void ls_originate(struct tc_node *n)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint16_t mask = ls->now_mask;
 	bool force = ls->force;
 
@@ -686,7 +693,7 @@ static uint32_t ls_epoch_len(const struct tc_node *n)
 /* once per aging epoch: drop what was not refreshed for the maximum age */
 static void ls_age(struct tc_node *n)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint32_t s, epochs, count = ls->count;
 
 	if (--ls->epoch_in)
@@ -702,7 +709,7 @@ static void ls_age(struct tc_node *n)
 	for (s = 0; s < ls->slots; s++)
 		while (ls->rec[s].key != LS_EMPTY &&
 		       (uint8_t)(ls->now_epoch - ls_epoch(ls)[s]) > epochs) {
-			n->stats.ls_expired++;
+			n->ls->st.expired++;
 			ls_delete(ls, s);
 		}
 	if (ls->count != count)
@@ -719,12 +726,12 @@ static void ls_flush(struct tc_node *n, struct ls_out *o, uint8_t port)
 {
 	if (!tw_ls_count(&o->b))
 		return;
-	n->stats.ls_msgs_tx++;
-	n->stats.ls_bytes_tx += o->b.len;
+	n->ls->st.msgs_tx++;
+	n->ls->st.bytes_tx += o->b.len;
 	o->sent++;
 	n->out.send(n->out.ctx, port, o->buf, o->b.len);
 	tw_ls_init(&o->b, o->buf, sizeof(o->buf), n->cfg.ndims, n->cfg.id,
-		   n->ls.leader, n->ls.geom);
+		   n->ls->leader, n->ls->geom);
 }
 
 static bool ls_room(const struct ls_out *o, uint8_t ndims)
@@ -742,7 +749,7 @@ static bool ls_spent(const struct ls_out *o, uint8_t ndims)
 static void ls_wire_rec(const struct tc_node *n, uint32_t s,
 			struct tw_ls_rec *r)
 {
-	const struct tc_ls *ls = &n->ls;
+	const struct tc_ls *ls = n->ls;
 
 	ls_coord(ls, n->cfg.ndims, ls->rec[s].key, r->coord);
 	r->seq = ls->rec[s].seq;
@@ -792,7 +799,7 @@ static uint32_t ls_fetch_pend(const struct tc_ls *ls, uint32_t s)
 static void ls_flood(struct tc_node *n)
 {
 	struct ls_out out[TC_MAX_PORTS];
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint8_t p, from, nd = n->cfg.ndims;
 	uint32_t s, ahead, k;
 	struct tw_ls_rec r;
@@ -880,7 +887,7 @@ static uint32_t ls_signature(const struct tc_node *n)
 
 void tc_ls_tick(struct tc_node *n)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint32_t sig = ls_signature(n);
 	uint16_t hold = 2 * n->cfg.quiet_ticks;
 	struct tc_view v;
@@ -911,7 +918,7 @@ void tc_ls_tick(struct tc_node *n)
 
 uint32_t tc_ls_next_deadline(const struct tc_node *n)
 {
-	const struct tc_ls *ls = &n->ls;
+	const struct tc_ls *ls = n->ls;
 	uint16_t hold = 2 * n->cfg.quiet_ticks, u;
 	/* an empty database has nothing to age: no need to wake for it */
 	uint32_t next = ls->count || ls->was_full ? ls->epoch_in : UINT32_MAX;
@@ -938,7 +945,7 @@ uint32_t tc_ls_next_deadline(const struct tc_node *n)
 
 void tc_ls_skip(struct tc_node *n, uint32_t ticks)
 {
-	struct tc_ls *ls = &n->ls;
+	struct tc_ls *ls = n->ls;
 	uint16_t hold = 2 * n->cfg.quiet_ticks, *u = ls_unready(ls);
 	unsigned int p;
 
@@ -971,13 +978,13 @@ static uint32_t ls_nodes(const struct tc_node *n)
 	unsigned int k;
 
 	for (k = 0; k < n->cfg.ndims; k++)
-		nodes *= n->ls.dims[k];
+		nodes *= n->ls->dims[k];
 	return nodes;
 }
 
 void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info)
 {
-	const struct tc_ls *ls = &n->ls;
+	const struct tc_ls *ls = n->ls;
 
 	memset(info, 0, sizeof(*info));
 	info->active = ls->leader != 0;
@@ -994,7 +1001,7 @@ void tc_ls_info(const struct tc_node *n, struct tc_ls_info *info)
 int tc_ls_record(const struct tc_node *n, const uint8_t *coord,
 		 uint32_t *seq, uint16_t *mask)
 {
-	const struct tc_ls *ls = &n->ls;
+	const struct tc_ls *ls = n->ls;
 	unsigned int k;
 	uint32_t s;
 
@@ -1013,7 +1020,7 @@ int tc_ls_record(const struct tc_node *n, const uint8_t *coord,
 
 uint32_t tc_ls_generation(const struct tc_node *n)
 {
-	return n->ls.generation;
+	return n->ls->generation;
 }
 
 /* the node across direction @g of @idx (which must have it) */
@@ -1044,7 +1051,7 @@ static bool ls_edge(const struct tc_ls *ls, uint8_t ndims, uint32_t idx,
 
 int tc_ls_faults(const struct tc_node *n, uint8_t *dead, uint16_t *cut)
 {
-	const struct tc_ls *ls = &n->ls;
+	const struct tc_ls *ls = n->ls;
 	uint8_t nd = n->cfg.ndims, g, next;
 	uint32_t s, i, cur, nb, nodes;
 	int ndead = 0;

@@ -78,6 +78,11 @@ struct tc_ls {
 	uint32_t relay_seq;
 	uint16_t relay_mask;
 	uint8_t relay_port;
+	/* struct tc_stats' ls_* counters */
+	struct {
+		uint64_t msgs_tx, bytes_tx, bad_rx, foreign, hearsay;
+		uint64_t overflow, expired;
+	} st;
 };
 
 static inline uint8_t *ls_epoch(const struct tc_ls *ls)
@@ -110,8 +115,8 @@ static inline uint16_t *ls_unready(const struct tc_ls *ls)
 
 struct tc_node;
 
-size_t tc_ls_size(const struct tc_config *cfg);
-/* carve the table out of @mem (tc_ls_size() bytes); cfg defaults set */
+/* the header and the table in @mem (tc_ls_size() bytes, 8-aligned);
+ * cfg defaults set */
 void tc_ls_init(struct tc_node *n, uint8_t *mem);
 /* a link-state message (first byte TW_LS_MAGIC) arrived on @port */
 int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,

@@ -87,7 +87,7 @@ jq -r '
   "   rounds, extents    \(.rounds) (diameter \(.diameter), \(.rounds - .diameter | if . >= 0 then "+\(.)" else "\(.)" end)): every view final, extents included",
   "   all placed after   \(.rounds_to_placed) (K = \(.quiet_ticks) quiet rounds included)",
   "   node-steps/s       \(.node_steps_per_s)",
-  "   memory per node    \(.state_bytes_per_node) B core state + \(.harness_bytes_per_node) B simulator",
+  "   memory per node    \(.core_bytes_per_node) B core state + \(.ls_state_bytes_per_node) B link state (\(.ls_bound) records) + \(.harness_bytes_per_node) B simulator",
   "   messages per node  \(.msgs_per_node), bytes per node \(.bytes_per_node)",
   "   placed \(.placed)/\(.live), consistent \(.consistent)"' "$tmp/bgl.json"
 
@@ -115,7 +115,8 @@ jq -r '"   \(.mode) \(.dims | map(tostring) | join("x")), \(.dead_count) dead, \
   "     lamb set \(.lamb_ms_mean) ms/run, one route table \(.table_ms_mean) ms/run"' \
 	"$tmp/routes_bgl.json" "$tmp/routes_paper.json"
 
-bglm=(--dims 32x32x64 --block 8x8x8 --miswire blocks --ls-events)
+# --ls: their databases take more than torus-sim measures by default
+bglm=(--dims 32x32x64 --block 8x8x8 --miswire blocks --ls-events --ls)
 sim ls_bgl_dead "${bglm[@]}" --node-fail 0.03 --runs "$LS_RUNS"
 sim ls_bgl_cut "${bglm[@]}" --link-fail 0.03 --runs "$LS_RUNS"
 sim ls_8 --dims 8x8x8 --node-fail 0.03 --link-fail 0.01 \
@@ -126,7 +127,7 @@ for f in ls_bgl_dead ls_bgl_cut ls_8 ls_16; do
 	jq -r '
   "   \(.dims) q \(.node_fail) cut \(.link_fail), \(.runs) runs: link state agreed in \(.ls_runs_measured) measured: \(.ls_agree)",
   "     rounds after placed max \(.ls_rounds) mean \(.ls_rounds_mean) (diameter \(.diameter)); bytes/node mean \(.ls_bytes_per_node_mean) max \(.ls_bytes_per_node_max); msgs/node \(.ls_msgs_per_node)",
-  "     records: truth \(.ls_reporters_max), largest database \(.ls_records_max) of \(.ls_capacity), overflow \(.ls_overflow); memory/node \(.state_bytes_per_node) B core",
+  "     records: truth \(.ls_reporters_max), largest database \(.ls_records_max) of \(.ls_capacity), overflow \(.ls_overflow); memory/node \(.core_bytes_per_node) B core + \(.ls_state_bytes_per_node) B link state",
   (.ls_events | to_entries[] | "     \(.key): rounds max \(.value.rounds_max) mean \(.value.rounds_mean), bytes/node mean \(.value.bytes_per_node_mean)")' \
 		"$tmp/$f.json"
 done

@@ -4,6 +4,9 @@
 #
 #   tests/sim/run.sh                 uses build/bin/torus-sim
 #   TORUS_SIM=path tests/sim/run.sh
+#   tests/sim/run.sh --full          only the paper's machine at full size
+#                                    (65,536 nodes, about 15 s of CPU and
+#                                    300 MB: make check-full, suite sim-full)
 #
 # Every case runs the simulator on the real discovery core and asserts on
 # its -j output (jq): every live node placed, the coordinates consistent
@@ -37,7 +40,7 @@ trap 'rm -f "$out" "$err"' EXIT
 run() {
 	local name=$1 expr=$2 rc
 	shift 2
-	timeout 60 "$SIM" -j "$@" >"$out" 2>"$err"
+	timeout "${RUN_TIMEOUT:-60}" "$SIM" -j "$@" >"$out" 2>"$err"
 	rc=$?
 	if [ "$rc" -gt 1 ]; then
 		fail "$name" "exit $rc: $(head -c 300 "$err")"
@@ -59,6 +62,21 @@ run() {
 
 # every live node placed, consistent, within the round cap
 all_placed='.converged and .consistent and .unplaced == 0 and .placed == .live'
+
+if [ "${1:-}" = --full ]; then
+	# the paper's experiment as typed, default options: it fits (link
+	# state is not measured, its databases would take 14 GB, and says
+	# so), every block oriented, consistent with the truth; the core's
+	# state and link state's reported apart
+	RUN_TIMEOUT=900 run paper-65536-default '.converged and .consistent
+		and .nodes == 65536 and .orientation_success == 1 and
+		.runs_wrong == 0 and .ls_runs_too_large == 1 and
+		.ls_runs_measured == 0 and .core_bytes_per_node < 4096 and
+		.ls_state_bytes_per_node < 1024' \
+		--dims 32x32x64 --block 8x8x8 --miswire blocks \
+		--node-fail 0.15 --link-fail 0.15
+	exit $failed
+fi
 
 run keys '[ "nodes", "diameter", "rounds", "converged", "placed",
 	"unplaced", "consistent", "msgs_per_node", "bytes_per_node",
@@ -129,6 +147,23 @@ run ls-reload-mesh '.ls_agree and .ls_runs_measured == .runs' \
 # the check can fail: a database too small for the faults disagrees
 run ls-overflow-disagrees '(.ls_agree | not) and .ls_overflow > 0' \
 	--dims 8x8x8 --node-fail 0.05 --ls-records 4
+
+# memory per node: the core's own state, O(1) (1,800 bytes on a 3-D
+# torus), its link-state database apart (sized by the bound: 512 records)
+run memory-core-3d '.core_bytes_per_node < 2048 and
+	.ls_state_bytes_per_node > 512 * 12 and .ls_bound == 512 and
+	.state_bytes_per_node == .core_bytes_per_node +
+	.ls_state_bytes_per_node' --dims 8x8x8 --max-rounds 1
+# link state is measured where its databases fit: the paper's machine
+# with 15% faults would need over 10 GB of them, so it is not, and
+# says so (discovery runs as with --no-ls); --ls measures anyway
+run ls-too-large-not-measured '.ls_runs_too_large == 1 and
+	.ls_runs_measured == 0 and .ls_bytes_needed > 2e9 and
+	.ls_bound == 1 and .per_run[0].ls_too_large' \
+	--dims 32x32x64 --block 8x8x8 --node-fail 0.15 --link-fail 0.15 \
+	--max-rounds 1
+run ls-forced-small '.ls_runs_measured == .runs and .ls_runs_too_large == 0
+	and .ls_agree' --dims 4x4x4 --node-fail 0.05 --ls --runs 2
 
 # ---- time: the harness, on any core ----
 time_keys='[ "moved", "moved_rewired", "moved_after_growth",

@@ -8,8 +8,8 @@ Runs both binaries on the same rows and seeds (small dims, mesh axes,
 miswired nodes and blocks, faults, restarts, growth, start spread,
 loss, duplicates, reordering, liars, link-state events) and compares
 their -j output, every field of every run but the timings (wall_s,
-node_steps_per_s).  For changes that must not change behaviour, e.g.
-the speed of the core's link-state database:
+node_steps_per_s) and the memory figures.  For changes that must not
+change behaviour, e.g. the speed of the core's link-state database:
 
     git worktree add /tmp/old HEAD~1 && make -C /tmp/old tools
     tests/sim/same_results.py /tmp/old/build/bin/torus-sim \\
@@ -25,7 +25,11 @@ import os
 import subprocess
 import sys
 
-TIMING = {"wall_s", "node_steps_per_s"}
+TIMING = {"wall_s", "node_steps_per_s",
+          # memory: how the state is laid out, not what the runs do
+          "state_bytes_per_node", "core_bytes_per_node",
+          "ls_state_bytes_per_node", "harness_bytes_per_node", "ls_bound",
+          "ls_runs_too_large", "ls_bytes_needed", "ls_too_large"}
 
 TIME = ["--start-spread", "300", "--loss", "0.05", "--restart", "5",
         "--liar", "1"]

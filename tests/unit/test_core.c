@@ -1433,21 +1433,68 @@ UNIT_TEST(core_dead_timer_65535)
 
 UNIT_TEST(core_memory_per_node)
 {
-	/* the link-state database is sized by ls_records, apart */
+	/* the link-state database is sized by ls_records, apart from the
+	 * core's own state */
 	struct tc_config flat = { .id = 1, .ndims = 3, .ports = 0x3f,
 				  .ls_records = 1 };
 	struct tc_config blk = flat;
 
 	blk.block_mode = true;
-	fprintf(stderr, "    node size: flat %zu B, block %zu B\n",
-		tc_node_size(&flat), tc_node_size(&blk));
-	/* O(1) in the fabric's size: 6 neighbor records with their
-	 * frames' extent records, a node joining a frame starts from; in
-	 * block mode 32 face records in flight (none dropped at 16^3);
-	 * link state's 32-bit sequence numbers and the claim it passes on
-	 * to a neighbor (struct tc_ls) add a few dozen bytes */
-	UNIT_CHECK(tc_node_size(&flat) < 2112);
-	UNIT_CHECK(tc_node_size(&blk) < 3072);
+	fprintf(stderr, "    core state: flat %zu B, block %zu B; link "
+		"state %zu B (one record)\n", tc_core_size(&flat),
+		tc_core_size(&blk), tc_ls_size(&flat));
+	/* O(1) in the fabric's size: 6 neighbor records (200 B each) with
+	 * their frames' extent records, a node joining a frame starts from;
+	 * in block mode 32 face records in flight (none dropped at 16^3) */
+	UNIT_CHECK(tc_core_size(&flat) < 1856);
+	UNIT_CHECK(tc_core_size(&blk) < 2800);
+	/* link state apart: its header, counters and database */
+	UNIT_CHECK(tc_node_size(&flat) >= tc_core_size(&flat) +
+					    tc_ls_size(&flat));
+	flat.ls_records = 1000;
+	UNIT_CHECK(tc_ls_size(&flat) > 1000 * 12);
+	UNIT_CHECK(tc_core_size(&flat) < 1856);
+}
+
+static void send_none(void *ctx, uint8_t port, const uint8_t *data,
+		      size_t len)
+{
+	(void)ctx;
+	(void)port;
+	(void)data;
+	(void)len;
+}
+
+UNIT_TEST(core_ls_memory_apart)
+{
+	/* tc_node_init_ls(): the database in memory of its own, exactly
+	 * tc_ls_size() bytes, not zeroed (ASan sees any byte beyond) */
+	struct tc_config cfg = { .id = 5, .ndims = 3, .ports = 0x3f,
+				 .ls_records = 40 };
+	struct tc_output out = { .send = send_none };
+	struct tc_ls_info info;
+	struct tc_stats st;
+	struct tc_node *n = malloc(tc_core_size(&cfg));
+	uint8_t *ls = malloc(tc_ls_size(&cfg));
+	int t, round;
+
+	UNIT_CHECK(n && ls);
+	memset(ls, 0xa5, tc_ls_size(&cfg));
+	for (round = 0; round < 2; round++) {
+		/* twice: a daemon restarted in the same memory */
+		UNIT_CHECK(tc_node_init_ls(n, &cfg, &out, ls) == 0);
+		tc_port_state(n, 0, true);
+		for (t = 0; t < 100; t++)
+			tc_tick(n);
+		tc_ls_info(n, &info);
+		UNIT_CHECK(info.capacity == 40);
+		UNIT_CHECK(info.records == 0);
+		tc_get_stats(n, &st);
+		UNIT_CHECK(st.ls_overflow == 0 && st.ls_bad_rx == 0);
+		UNIT_CHECK(st.msgs_tx > 0);
+	}
+	free(n);
+	free(ls);
 }
 
 static const struct unit_case cases[] = {
@@ -1473,6 +1520,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_restore_all_keeps_coords),
 	UNIT_CASE(core_wire_hostile),
 	UNIT_CASE(core_memory_per_node),
+	UNIT_CASE(core_ls_memory_apart),
 };
 
 #ifndef NO_MAIN

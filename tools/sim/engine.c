@@ -7,7 +7,8 @@
  * every message due at t, then ticks every running node once.  What the
  * nodes send goes into the arena of the round it is due: the next one,
  * or up to SIM_MAX_DELAY later with --reorder.  A node is one
- * tc_node_size() slot of one big array; the arenas hold headers and
+ * tc_core_size() slot of one big array and its link-state database one
+ * tc_ls_size() slot of another; the arenas hold headers and
  * payloads back to back and only grow, so steady state allocates
  * nothing.
  *
@@ -83,6 +84,9 @@ struct engine {
 	const struct sim_schedule *s;
 	uint8_t *nodes;
 	size_t nsize;
+	uint8_t *lsmem;			/* the nodes' link-state databases */
+	size_t lssize;
+	bool ls_skipped;		/* not measured: too large */
 	struct sim_queue q[NQ];
 	unsigned int nq;		/* arenas in use: 2 unless --reorder */
 	uint32_t t;			/* current round */
@@ -124,6 +128,7 @@ struct engine {
 };
 
 #define NODE(e, u)	((struct tc_node *)((e)->nodes + (size_t)(u) * (e)->nsize))
+#define LSMEM(e, u)	((e)->lsmem + (size_t)(u) * (e)->lssize)
 
 static double now(void)
 {
@@ -1082,7 +1087,7 @@ static void start_core(struct engine *e, uint32_t u, bool resume,
 	sim_node_config(w, u, &cfg);
 	cfg.ls_records = e->ls_records;
 	e->cur = u;
-	if (tc_node_init(tn, &cfg, out)) {
+	if (tc_node_init_ls(tn, &cfg, out, LSMEM(e, u))) {
 		fprintf(stderr, "torus-sim: tc_node_init rejected node %u\n", u);
 		return;
 	}
@@ -1351,6 +1356,7 @@ static void engine_free(struct engine *e)
 	unsigned int i;
 
 	free(e->nodes);
+	free(e->lsmem);
 	for (i = 0; i < NQ; i++)
 		free(e->q[i].buf);
 	free(e->peer);
@@ -1409,9 +1415,23 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->ls_records = o->no_ls ? 1 : o->ls_records ? o->ls_records :
 			ls_records_auto(w);
 	cfg.ls_records = e->ls_records;
-	r->state_bytes = tc_node_size(&cfg);
+	if (!o->no_ls && !o->ls_records && !o->force_ls &&
+	    (double)tc_ls_size(&cfg) * n > SIM_LS_FIT) {
+		/* measured only where it fits: discovery runs with a
+		 * database of one record, as with --no-ls */
+		r->ls_skipped = true;
+		r->ls_need = (double)tc_ls_size(&cfg) * n;
+		e->ls_skipped = true;
+		e->ls_records = 1;
+		cfg.ls_records = 1;
+	}
+	r->ls_records = e->ls_records;
+	r->state_bytes = tc_core_size(&cfg);
+	r->ls_bytes = tc_ls_size(&cfg);
 	e->nsize = (r->state_bytes + 15) & ~(size_t)15;
+	e->lssize = (r->ls_bytes + 7) & ~(size_t)7;
 	e->nodes = sim_alloc_huge(e->nsize * n);
+	e->lsmem = sim_alloc_huge(e->lssize * n);
 	e->peer = malloc(sizeof(*e->peer) * n * np);
 	e->wrongp = calloc((size_t)n * np, 1);
 	e->ever = malloc(sizeof(*e->ever) * n);
@@ -1432,7 +1452,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 		e->liars = calloc(s->nliars, sizeof(*e->liars));
 		e->liar_of = calloc(n, sizeof(*e->liar_of));
 	}
-	if (!e->nodes || !e->peer || !e->wrongp || !e->ever || !e->powered ||
+	if (!e->nodes || !e->lsmem || !e->peer || !e->wrongp || !e->ever || !e->powered ||
 	    !e->run || !e->stops || !e->rewired || !e->started || !e->owed || !e->due ||
 	    !e->input || !e->place ||
 	    !e->wrong_node || !e->listed || (o->restarts && !e->saved) ||
@@ -1676,7 +1696,8 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		pending = t < s->last_event || grow_pending || grow_at > t ||
 			  (e.grown_at >= 0 && gi < s->ngev);
 		sim_ls_round(&ls, &lsnet, t,
-			     !o->no_ls && !pending && nfinal == nrun, ls_cap,
+			     !o->no_ls && !e.ls_skipped && !pending &&
+			     nfinal == nrun, ls_cap,
 			     &lsa);
 		ls_act(&e, &lsa, &out);
 		if (!sim_ls_done(&ls) && t == cap)
@@ -1772,7 +1793,8 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 					 w->nports + sizeof(*e.ever) + 6 +
 					 sizeof(*e.place)) +
 			    (size_t)e.fr.cap * sizeof(*e.fr.f) +
-			    (size_t)n * (e.nsize - r->state_bytes)) / n;
+			    (size_t)n * (e.nsize - r->state_bytes) +
+			    (size_t)n * (e.lssize - r->ls_bytes)) / n;
 	err = check(&e, r);
 	if (err)
 		fprintf(stderr, "torus-sim: out of memory for the check\n");

@@ -74,13 +74,14 @@ static void usage(FILE *f)
 "  --truth-swap N         test knob: the checks take N pairs of nodes for\n"
 "                         each other (proves they can fail)\n"
 "\n"
-"Link state (measured once discovery placed everybody):\n"
+"Link state (measured once discovery placed everybody, by default only\n"
+"where all databases take at most %.0f GB: otherwise a note says so):\n"
+"  --ls                   measure it however large the databases\n"
 "  --ls-events            then kill and revive a node, cut and restore a\n"
 "                         cable, each once link state agreed again\n"
-"  --ls-records N         the core's link-state bound (default: the\n"
-"                         reporters the faults make, plus room)\n"
-"  --no-ls                no measurement, a bound of one record (heavy\n"
-"                         faults at full size would not fit in memory)\n"
+"  --ls-records N         the core's link-state bound, measured (default:\n"
+"                         the reporters the faults make, plus room)\n"
+"  --no-ls                no measurement, a bound of one record\n"
 "  --svg FILE             draw the first run's fabric (as torus topo; at\n"
 "                         most 4096 nodes)\n"
 "  -j, --json             print one JSON object\n"
@@ -90,7 +91,7 @@ static void usage(FILE *f)
 "Routes (lambs, verifier, route tables): torus-sim --routes paper --help\n"
 "\n"
 "Exit status: 0 all runs converged, consistent and never wrong, 1\n"
-"otherwise, 2 usage.\n", SIM_MAX_DELAY);
+"otherwise, 2 usage.\n", SIM_MAX_DELAY, SIM_LS_FIT / 1e9);
 }
 
 static void __attribute__((format(printf, 1, 2), noreturn))
@@ -184,7 +185,7 @@ enum {
 	OPT_QUIET, OPT_ORIENT, OPT_HELLO, OPT_DEAD, OPT_SPREAD, OPT_ORDER,
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
 	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
-	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS, OPT_SVG,
+	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS, OPT_LS, OPT_SVG,
 	OPT_LS_SETTLE,
 };
 
@@ -220,6 +221,7 @@ static const struct option longopts[] = {
 	{ "ls-events",	  no_argument,	     NULL, OPT_LS_EVENTS },
 	{ "ls-records",	  required_argument, NULL, OPT_LS_RECORDS },
 	{ "no-ls",	  no_argument,	     NULL, OPT_NO_LS },
+	{ "ls",		  no_argument,	     NULL, OPT_LS },
 	{ "svg",	  required_argument, NULL, OPT_SVG },
 	{ "json",	  no_argument,	     NULL, 'j' },
 	{ "verbose",	  no_argument,	     NULL, 'v' },
@@ -409,6 +411,9 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 		case OPT_NO_LS:
 			o->no_ls = true;
 			break;
+		case OPT_LS:
+			o->force_ls = true;
+			break;
 		case OPT_SVG:
 			o->svg = optarg;
 			break;
@@ -432,8 +437,8 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 	}
 	if (optind < argc)
 		die_usage("unexpected argument '%s'", argv[optind]);
-	if (o->no_ls && (o->ls_events || o->ls_records))
-		die_usage("--no-ls excludes --ls-events and --ls-records");
+	if (o->no_ls && (o->ls_events || o->ls_records || o->force_ls))
+		die_usage("--no-ls excludes --ls, --ls-events and --ls-records");
 
 	for (a = 0; a < o->ndims; a++)
 		n *= o->dims[a];
@@ -848,6 +853,7 @@ static void json_run(struct json_writer *jw, const struct sim_result *r,
 	json_float(jw, "node_steps_per_s", "%.0f",
 		   r->loop_s > 0 ? r->node_steps / r->loop_s : 0.0);
 	json_ls_run(jw, &r->ls);
+	json_bool(jw, "ls_too_large", r->ls_skipped);
 	jsonw_end_object(jw);
 }
 
@@ -861,6 +867,8 @@ struct ls_total {
 	double msgs_sum;
 	uint32_t reporters_max, records_max, capacity;
 	uint64_t overflow;
+	unsigned int skipped;		/* runs not measured: too large */
+	double need;			/* ... bytes they would take, max */
 };
 
 static void ls_add(struct ls_total *t, const struct sim_ls_result *l)
@@ -906,6 +914,8 @@ static void json_ls_total(struct json_writer *jw, const struct ls_total *t)
 	unsigned int i;
 
 	json_uint(jw, "ls_runs_measured", t->measured);
+	json_uint(jw, "ls_runs_too_large", t->skipped);
+	json_float(jw, "ls_bytes_needed", "%.0f", t->need);
 	json_bool(jw, "ls_agree", t->measured && t->ok == t->measured);
 	json_ls_rounds(jw, "ls_rounds", t->nrounds[SIM_LS_INITIAL] ?
 		       t->rounds_max[SIM_LS_INITIAL] : -1);
@@ -944,6 +954,13 @@ static void print_ls_total(const struct ls_total *t, unsigned int runs)
 {
 	unsigned int i;
 
+	if (t->skipped)
+		printf("link state       not measured in %u of %u runs: the "
+		       "databases would take %.2f GB (over %.0f GB; --ls "
+		       "measures them)\n", t->skipped, runs, t->need / 1e9,
+		       SIM_LS_FIT / 1e9);
+	if (t->skipped == runs)
+		return;
 	printf("link state       agree %u of %u runs measured (of %u); "
 	       "rounds after placed max %lld mean %.2f\n", t->ok,
 	       t->measured, runs,
@@ -1061,6 +1078,15 @@ int main(int argc, char **argv)
 			      rtp;
 		if (r->state_bytes > tot.state_bytes)
 			tot.state_bytes = r->state_bytes;
+		if (r->ls_bytes > tot.ls_bytes) {
+			tot.ls_bytes = r->ls_bytes;
+			tot.ls_records = r->ls_records;
+		}
+		if (r->ls_skipped) {
+			lt.skipped++;
+			if (r->ls_need > lt.need)
+				lt.need = r->ls_need;
+		}
 		if (r->harness_bytes > harness)
 			harness = r->harness_bytes;
 		msgs += r->msgs_per_node;
@@ -1117,7 +1143,13 @@ int main(int argc, char **argv)
 		json_bool(jw, "consistent", cons_runs == o.runs);
 		json_float(jw, "msgs_per_node", "%.3f", msgs / o.runs);
 		json_float(jw, "bytes_per_node", "%.1f", bytes / o.runs);
-		json_uint(jw, "state_bytes_per_node", tot.state_bytes);
+		/* the core's own state, its link-state database (of
+		 * ls_bound records), and both */
+		json_uint(jw, "core_bytes_per_node", tot.state_bytes);
+		json_uint(jw, "ls_state_bytes_per_node", tot.ls_bytes);
+		json_uint(jw, "ls_bound", tot.ls_records);
+		json_uint(jw, "state_bytes_per_node",
+			  tot.state_bytes + tot.ls_bytes);
 		json_uint(jw, "harness_bytes_per_node", harness);
 		json_float(jw, "wall_s", "%.3f", tot.wall_s);
 		json_uint(jw, "node_steps", steps);
@@ -1238,8 +1270,10 @@ int main(int argc, char **argv)
 		       (int)tot.rounds_coords - (int)ri[0].diameter);
 		printf("messages/node    %.2f, bytes/node %.1f\n",
 		       msgs / o.runs, bytes / o.runs);
-		printf("memory/node      %zu bytes core state (tc_node_size) "
-		       "+ %zu bytes simulator\n", tot.state_bytes, harness);
+		printf("memory/node      %zu bytes core state (tc_core_size) "
+		       "+ %zu bytes link state (tc_ls_size, bound %u) "
+		       "+ %zu bytes simulator\n", tot.state_bytes,
+		       tot.ls_bytes, tot.ls_records, harness);
 		printf("wall             %.3f s, %.3g node-steps/s\n",
 		       tot.wall_s, loop_s > 0 ? steps / loop_s : 0.0);
 		printf("placed           %u, unplaced %u (failed %u)%s\n",

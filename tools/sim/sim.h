@@ -78,6 +78,7 @@ struct sim_opts {
 					 * cable once link state agreed */
 	uint32_t ls_records;		/* the core's ls_records, 0: auto */
 	bool no_ls;			/* no measurement, one record */
+	bool force_ls;			/* --ls: measured beyond SIM_LS_FIT */
 	bool json;
 	const char *svg;		/* --svg FILE: first run's picture */
 	int verbose;
@@ -200,7 +201,13 @@ struct sim_result {
 	int64_t surveyed_at;		/* last tick a ring was surveyed, -1 */
 	uint32_t liars;
 	uint64_t lost, duplicated, delayed;
-	size_t state_bytes;		/* tc_node_size() */
+	size_t state_bytes;		/* tc_core_size(): the core's own */
+	size_t ls_bytes;		/* tc_ls_size(): its link state */
+	uint32_t ls_records;		/* ... of this bound */
+	/* link state not measured: the default bound's databases would
+	 * take ls_need bytes, over SIM_LS_FIT */
+	bool ls_skipped;
+	double ls_need;
 	size_t harness_bytes;		/* simulator's own, per node */
 	size_t queue_peak;		/* bytes in one round's queue, peak */
 	struct sim_ls_result ls;
@@ -292,6 +299,8 @@ void sim_liar_tick(struct sim_liar *l, const struct sim_opts *o,
 
 /* linkstate.c: link-state convergence against the truth */
 #define SIM_LS_BUDGET	10e9	/* bytes of link-state databases, all nodes */
+/* ... measured by default up to this many (--ls: up to SIM_LS_BUDGET) */
+#define SIM_LS_FIT	2e9
 struct sim_ls_net {			/* what it reads of the engine */
 	const struct sim_world *w;
 	const uint32_t *peer;		/* wiring now */
