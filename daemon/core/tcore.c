@@ -1184,8 +1184,9 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 
 /*
  * The node across @p is one of our frame that knows where the cable
- * lands, and both ends hold coordinates of the same epochs: while a ring
- * is surveyed again, a cable plugged in meanwhile cannot be judged.
+ * lands, and we survey no ring again: meanwhile a cable plugged in
+ * cannot be judged.  (Nothing else: a restarted neighbor, whose epochs
+ * start again from 0, must not take a verified cable out.)
  */
 static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
 {
@@ -1196,7 +1197,7 @@ static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
 	    nb->R[nb->peer_port >> 1] == TC_NONE)
 		return false;
 	for (k = 0; k < n->cfg.ndims; k++)
-		if (!tc_ring_settled_both(n, nb, k))
+		if (n->hold_dims[k])
 			return false;
 	return true;
 }
