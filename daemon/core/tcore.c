@@ -423,15 +423,12 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	nb->silent = 0;
 
 	if (n->hop2 && m.has_nbrs) {
-		uint32_t *row = tc_hop2(n, port), old[TC_MAX_PORTS];
+		uint32_t *row = tc_hop2(n, port);
 
-		memcpy(old, row, tc_nports(n) * sizeof(uint32_t));
 		memset(row, 0, tc_nports(n) * sizeof(uint32_t));
 		for (i = 0; i < m.nnbrs; i++)
 			if (m.nbr_label[i] < tc_nports(n))
 				row[m.nbr_label[i]] = m.nbr_hash[i];
-		if (memcmp(old, row, tc_nports(n) * sizeof(uint32_t)))
-			n->flags |= TN_SQUARES;
 	}
 	if (m.has_block) {
 		nb->block = m.block;
@@ -1182,24 +1179,13 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	return false;
 }
 
-/*
- * The node across @p is one of our frame that knows where the cable
- * lands, and we survey no ring again: meanwhile a cable plugged in
- * cannot be judged.  (Nothing else: a restarted neighbor, whose epochs
- * start again from 0, must not take a verified cable out.)
- */
+/* the node across @p is one of our frame that knows where the cable lands */
 static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
 {
 	const struct tc_nbr *nb = &n->nbr[p];
-	unsigned int k;
 
-	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
-	    nb->R[nb->peer_port >> 1] == TC_NONE)
-		return false;
-	for (k = 0; k < n->cfg.ndims; k++)
-		if (n->hold_dims[k])
-			return false;
-	return true;
+	return nb->id && (nb->flags & NB_FRAME) && nb->leader == n->leader &&
+	       nb->R[nb->peer_port >> 1] != TC_NONE;
 }
 
 /* the most a mark's hold doubles: quiet_ticks << TC_MISWIRED_BACKOFF */
@@ -1302,16 +1288,8 @@ void tc_tick(struct tc_node *n)
 		if (!nb->id || (nb->flags & NB_CONFLICT))
 			continue;
 		/* a new live port may leave a resolved map short of an axis */
-		if ((nb->flags & NB_RESOLVED) && tc_frame_complete(n, nb->map)) {
-			/*
-			 * Squares seen since, from neighbors that were not up
-			 * yet, may contradict the one the map was made of
-			 */
-			if ((n->flags & TN_SQUARES) && !n->cfg.block_mode &&
-			    !tc_recheck_flat(n, (uint8_t)p))
-				n->flags |= TN_RX | TN_DIRTY | TN_CHANGED;
+		if ((nb->flags & NB_RESOLVED) && tc_frame_complete(n, nb->map))
 			continue;
-		}
 		nb->flags &= ~NB_RESOLVED;
 		if (n->cfg.block_mode)
 			tc_resolve_block(n, p);
@@ -1320,8 +1298,6 @@ void tc_tick(struct tc_node *n)
 		if (nb->flags & NB_RESOLVED)
 			n->flags |= TN_RX | TN_DIRTY;	/* we may have joined */
 	}
-
-	n->flags &= (uint8_t)~TN_SQUARES;
 
 	/* a resumed line learns how the frame counts it, before any check */
 	tc_kview_tick(n);

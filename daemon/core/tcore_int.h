@@ -90,7 +90,6 @@ struct tc_qent {
 #define TN_WAS_PLACED	0x10	/* placed at the last view */
 #define TN_JOINER	0x20	/* placed by joining a frame already placed */
 #define TN_MEMBER	0x40	/* joined a placed frame (TN_PLACED or not) */
-#define TN_SQUARES	0x80	/* a neighbor's table changed this tick */
 
 enum tc_reason {
 	R_NONE,
@@ -299,7 +298,6 @@ void tc_kview_tick(struct tc_node *n);
 
 /* tcore_orient.c */
 void tc_resolve_flat(struct tc_node *n, uint8_t port);
-bool tc_recheck_flat(struct tc_node *n, uint8_t port);
 bool tc_square_backed(const struct tc_node *n, uint8_t port);
 bool tc_map_injective(const struct tc_node *n, const uint8_t *map);
 void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m);

@@ -140,26 +140,6 @@ conflict:
 	memset(nb->map, TC_NONE, sizeof(nb->map));
 }
 
-/*
- * A resolved cable checked against the squares known now: false (and
- * the cable in conflict) if they contradict its map.
- */
-bool tc_recheck_flat(struct tc_node *n, uint8_t p)
-{
-	struct tc_nbr *nb = &n->nbr[p];
-	uint8_t map[TC_MAX_AXES], flags = nb->flags;
-
-	memcpy(map, nb->map, sizeof(map));
-	memset(nb->map, TC_NONE, sizeof(nb->map));
-	nb->flags &= (uint8_t)~NB_RESOLVED;
-	tc_resolve_flat(n, p);
-	if (nb->flags & NB_CONFLICT)
-		return false;
-	memcpy(nb->map, map, sizeof(map));
-	nb->flags = flags;
-	return true;
-}
-
 /* ---- block mode ---- */
 
 static bool tc_same_block(const struct tc_node *n, const struct tc_nbr *nb)

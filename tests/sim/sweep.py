@@ -235,7 +235,6 @@ QUICK = {
     "x-10x5x4-mesh-xy": 100,
     "x-8x6x5-mesh-z": 100,
     "x-6x6x6-mesh-xz": 100,
-    "x-6x6x6-mesh-x-2": 100,
     "x-9x7x5-mesh-yz-2": 100,
 }
 
