@@ -310,7 +310,9 @@ def flat_rotated():
     def check_restart():
         """torusd holds nothing the kernel needs: every daemon stopped
         and started again while a ping runs loses (almost) nothing and
-        moves nobody.  A restarted daemon keeps the kernel's routes
+        moves nobody (when they are all running again within the dead
+        timer; slower, their silence is a fault rerouted around, and
+        back, losing at most 15%).  A restarted daemon keeps the kernel's routes
         while its link state settles: on this fault-free rack each node
         installs one route set after the restart, never one computed
         around cables that only had not spoken yet."""
@@ -363,7 +365,11 @@ def flat_rotated():
             "(all running in %.1f s; fabric drops %s, ping %s)" % (
                 len(churned), churned[0], installs[churned[0]], started,
                 drops, out.strip().splitlines()[-2:])
-        assert pct <= 2.0, "ping lost %.1f%% during the restart: %s; " \
+        # slower than the dead timer, silent daemons are faults the
+        # fabric reroutes around (and back): a second or so of loss, not
+        # more (1.5 s of 10)
+        allowed = 2.0 if started < window else 15.0
+        assert pct <= allowed, "ping lost %.1f%% during the restart: %s; " \
             "%s; fabric drops %s; all running in %.1f s, at most %d " \
             "route sets installed on a node" % (
                 pct, out.strip().splitlines()[-2:], echoes, drops, started,
