@@ -726,8 +726,8 @@ static void tc_mark_miswired(struct tc_node *n, uint8_t p)
 /*
  * A line has no turns: a gap along an axis where the frame has seen a
  * closed end (a board without the port) is no ring's evidence, it is a
- * cable into the wrong node (plugged back crossed, say).  Counted the
- * same way at both ends, only.
+ * cable into the wrong node (plugged back crossed, say).  Only where
+ * both ends count the line alike (tcore_resume.c).
  */
 static bool tc_line_gap(const struct tc_node *n, const struct tc_nbr *nb,
 			const int16_t *pred)

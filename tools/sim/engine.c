@@ -86,7 +86,6 @@ struct engine {
 	size_t nsize;
 	uint8_t *lsmem;			/* the nodes' link-state databases */
 	size_t lssize;
-	bool ls_skipped;		/* not measured: too large */
 	struct sim_queue q[NQ];
 	unsigned int nq;		/* arenas in use: 2 unless --reorder */
 	uint32_t t;			/* current round */
@@ -1421,7 +1420,6 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 		 * database of one record, as with --no-ls */
 		r->ls_skipped = true;
 		r->ls_need = (double)tc_ls_size(&cfg) * n;
-		e->ls_skipped = true;
 		e->ls_records = 1;
 		cfg.ls_records = 1;
 	}
@@ -1452,7 +1450,8 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 		e->liars = calloc(s->nliars, sizeof(*e->liars));
 		e->liar_of = calloc(n, sizeof(*e->liar_of));
 	}
-	if (!e->nodes || !e->lsmem || !e->peer || !e->wrongp || !e->ever || !e->powered ||
+	if (!e->nodes || !e->lsmem || !e->peer || !e->wrongp || !e->ever ||
+	    !e->powered ||
 	    !e->run || !e->stops || !e->rewired || !e->started || !e->owed || !e->due ||
 	    !e->input || !e->place ||
 	    !e->wrong_node || !e->listed || (o->restarts && !e->saved) ||
@@ -1696,7 +1695,7 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 		pending = t < s->last_event || grow_pending || grow_at > t ||
 			  (e.grown_at >= 0 && gi < s->ngev);
 		sim_ls_round(&ls, &lsnet, t,
-			     !o->no_ls && !e.ls_skipped && !pending &&
+			     !o->no_ls && !r->ls_skipped && !pending &&
 			     nfinal == nrun, ls_cap,
 			     &lsa);
 		ls_act(&e, &lsa, &out);
