@@ -261,18 +261,20 @@ def case(name):
             try:
                 msg = fn(*a, **kw)
                 save(passed=True)
-                report(name, True)
+                # before the result line: tests/run files the lines up to
+                # a result line under that case
                 print("#   %s: %.1f s%s" % (name, time.monotonic() - t0,
                                            " (" + msg + ")" if msg else ""),
                       flush=True)
+                report(name, True)
                 return True
             except AssertionError as e:
                 save()
                 report(name, False, str(e))
             except Exception as e:  # a broken step is a failed case
                 save()
-                report(name, False, "%s: %s" % (type(e).__name__, e))
                 traceback.print_exc(file=sys.stdout)
+                report(name, False, "%s: %s" % (type(e).__name__, e))
             except BaseException:
                 save()
                 raise
