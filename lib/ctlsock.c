@@ -67,16 +67,36 @@ static int check_dir(const char *dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* the directory @path is in ("/" for "/run", "." for "run") */
+static int parent_of(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	size_t n;
+
+	if (!slash)
+		return snprintf(buf, len, ".") >= (int)len ? -ENAMETOOLONG : 0;
+	while (slash > path && slash[-1] == '/')
+		slash--;
+	n = slash > path ? (size_t)(slash - path) : 1;
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n);
+	buf[n] = 0;
+	return 0;
+}
+
 /*
  * A client's end: a directory writable by its owner alone, whoever that
  * is.  Under torusd@.service the daemon is a dynamic user and systemd
  * (root) gave it /run/torusd: no one but that user (and root) can put a
- * socket in it, so the owner, in *@owner, is trusted like root.
+ * socket in it, so the owner, in *@owner, is trusted like root, where
+ * only root could have made the directory.
  */
 static int check_client_dir(const char *dir, uid_t *owner, char *err,
 			    size_t errlen)
 {
-	struct stat st;
+	char parent[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	struct stat st, pst;
 
 	if (lstat(dir, &st))
 		return -errno;
@@ -86,6 +106,19 @@ static int check_client_dir(const char *dir, uid_t *owner, char *err,
 		return -EPERM;
 	}
 	*owner = st.st_uid;
+	if (st.st_uid == 0 || st.st_uid == geteuid())
+		return 0;
+	/*
+	 * Another user's: trusted only as root's gift, in a parent no one
+	 * else can write to (in /tmp, anyone could have made it first)
+	 */
+	if (parent_of(dir, parent, sizeof(parent)) || lstat(parent, &pst) ||
+	    pst.st_uid != 0 || (pst.st_mode & (S_IWGRP | S_IWOTH))) {
+		say(err, errlen,
+		    "%s: owned by uid %u in a directory root does not keep to itself",
+		    dir, (unsigned int)st.st_uid);
+		return -EPERM;
+	}
 	return 0;
 }
 

@@ -26,14 +26,18 @@
 /* a uid as DynamicUser= allocates one (61184-65519) */
 #define DYNUID		61999
 
-static char dir[64];
+/* @dir in @top, which stands for /run: root's, 0755 */
+static char top[64], dir[80];
 
 static void dir_make(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/torus-ctl-XXXXXX");
-	if (!mkdtemp(dir))
+	snprintf(top, sizeof(top), "/tmp/torus-ctl-XXXXXX");
+	if (!mkdtemp(top))
 		abort();
-	chmod(dir, 0755);
+	chmod(top, 0755);
+	snprintf(dir, sizeof(dir), "%s/torusd", top);
+	if (mkdir(dir, 0755))
+		abort();
 }
 
 static void dir_remove(void)
@@ -45,6 +49,7 @@ static void dir_remove(void)
 	torusd_ctl_path(dir, DEV, true, path, sizeof(path));
 	unlink(path);
 	rmdir(dir);
+	rmdir(top);
 }
 
 /*
@@ -317,6 +322,17 @@ UNIT_TEST(ctl_ask_trusts_owner_of_dir)
 	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
 				  500, err, sizeof(err)) == -EPERM);
 	UNIT_CHECK(strstr(err, "writable by its owner alone") != NULL);
+	reap(pid);
+	dir_remove();
+
+	/* made by its owner in a directory anyone can write to, as /tmp */
+	dir_make();
+	UNIT_CHECK(!chown(dir, DYNUID, DYNUID));
+	pid = serve_as_owner(DYNUID, "ok\nfrom a directory it made itself");
+	chmod(top, 01777);
+	UNIT_CHECK(torusd_ctl_ask(dir, DEV, "neighbors", buf, sizeof(buf),
+				  500, err, sizeof(err)) == -EPERM);
+	UNIT_CHECK(strstr(err, "root does not keep to itself") != NULL);
 	reap(pid);
 	dir_remove();
 }
