@@ -19,10 +19,10 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vmtest import REPO, TORUS_KO, case, results, skip  # noqa: E402
+from vmtest import (REPO, TORUS_KO, case, case_log_dir, results,  # noqa: E402
+                    skip)
 import torus_lab as tl  # noqa: E402
 
-LOGS = os.path.join(REPO, "build", "vm", "lab")
 RUNS = "/run/torus-lab-test"
 
 
@@ -53,12 +53,15 @@ def summary(res):
 
 
 def save_logs(name, run_dir):
-    """Daemon logs, state files and the truth to build/vm/lab/NAME.tar.gz
-    on the host (one file: many small ones over 9p are slow)."""
+    """Daemon logs, state files and the truth of case lab_NAME's lab to
+    labs.tar.gz in the case's log directory on the host (one file: many
+    small ones over 9p are slow)."""
     try:
+        d = case_log_dir("lab_" + name)
+        os.makedirs(d, exist_ok=True)
         tmp = shutil.make_archive(os.path.join("/tmp", name), "gztar",
                                   run_dir)
-        shutil.copy(tmp, os.path.join(LOGS, name + ".tar.gz"))
+        shutil.copy(tmp, os.path.join(d, "labs.tar.gz"))
         os.unlink(tmp)
     except OSError as e:
         print("# could not save logs of %s: %s" % (name, e))
@@ -423,7 +426,6 @@ def main(argv):
     t0 = time.monotonic()
     want = argv or list(SCENARIOS)
     ensure_module()
-    os.makedirs(LOGS, exist_ok=True)
     if "wiring" in want:
         check_wiring()
     daemon = {"blocks": blocks_rotated, "flat": flat_rotated,
@@ -437,8 +439,8 @@ def main(argv):
         for k in ("blocks", "flat", "faults"):
             if k in want:
                 daemon[k]()
-    print("# discovery scenarios: %.1f s, logs in %s" %
-          (time.monotonic() - t0, LOGS), flush=True)
+    print("# discovery scenarios: %.1f s" % (time.monotonic() - t0),
+          flush=True)
     return 0 if results["fail"] == 0 else 1
 
 
