@@ -50,8 +50,9 @@ struct unit_case {
 
 
 /*
- * The tests' random numbers (splitmix64): seeded by assigning
- * rng_state, so that a failing case can be replayed.
+ * The tests' random numbers (splitmix64): each case starts from a seed
+ * of its name's, or seeds by assigning rng_state, so that a failing case
+ * can be replayed.
  */
 static uint64_t rng_state;
 
@@ -63,14 +64,44 @@ static inline uint64_t rnd(void)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
+/* a case's own first seed: its random numbers do not depend on the
+ * cases run before it (UNIT_SHARD) */
+static inline uint64_t unit_seed(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;	/* FNV-1a */
+
+	while (*name)
+		h = (h ^ (unsigned char)*name++) * 0x100000001b3ULL;
+	return h;
+}
+
+/*
+ * UNIT_SHARD=i/k runs cases i, i + k, i + 2k, ... only, so that k
+ * processes share the cases (tests/unit/par.sh)
+ */
+static inline void unit_shard(size_t *first, size_t *step)
+{
+	const char *s = getenv("UNIT_SHARD");
+	unsigned long i, k;
+
+	*first = 0;
+	*step = 1;
+	if (s && sscanf(s, "%lu/%lu", &i, &k) == 2 && k > 0 && i < k) {
+		*first = i;
+		*step = k;
+	}
+}
+
 static inline int unit_run(const struct unit_case *cases, size_t n)
 {
+	size_t i, step;
 	int failed = 0;
-	size_t i;
 	bool ok;
 
-	for (i = 0; i < n; i++) {
+	unit_shard(&i, &step);
+	for (; i < n; i += step) {
 		ok = true;
+		rng_state = unit_seed(cases[i].name);
 		cases[i].fn(&ok);
 		fflush(stderr);
 		printf("%s: unit/%s\n", ok ? "PASS" : "FAIL", cases[i].name);
