@@ -8,7 +8,7 @@
 # Short (tests/run fuzz): each harness starts from its seed corpus
 # (tests/fuzz/corpus/<h>, with the inputs that once crashed) in a fresh
 # work directory, for FUZZ_RUNS (200000) runs or FUZZ_TIME (30) seconds,
-# whichever ends first, with a fixed seed.
+# whichever ends first, with a fixed seed, FUZZ_JOBS (the CPUs) at once.
 # --long (make fuzz): FUZZ_RUNS (10^7) runs each, no time limit, keeping
 # what it finds in build/fuzz/work/<h> for the next long run.
 # Prints "PASS: fuzz/<h>" or "FAIL: fuzz/<h>: why", and a "# fuzz/<h>:"
@@ -52,16 +52,17 @@ report=${FUZZ_REPORT:-$bin/report.txt}
 # (logs hold binary bytes: libFuzzer's recommended dictionary)
 stat() { sed -n "s/^stat::$1: *//p" "$2" | tail -n 1; }
 
-status=0
-for h in "${harnesses[@]}"; do
+# one harness: its "# fuzz/" and result lines; status 1 if it failed
+fuzz_one() { # HARNESS
+	local h=$1 exe seeds log work start rc secs cpu done_line execs rate
+	local cpu_rate cov ft corp nseeds why
 	exe=$bin/fuzz_$h
 	seeds=$here/corpus/$h
 	log=$bin/logs/$h.log
 	[ "$long" = 0 ] || log=$bin/logs/$h-long.log
 	if [ ! -x "$exe" ] || [ ! -d "$seeds" ]; then
 		echo "FAIL: fuzz/$h: no $exe or $seeds (make -C tests/fuzz)"
-		status=1
-		continue
+		return 1
 	fi
 	if [ "$long" = 1 ]; then
 		work=$bin/work/$h
@@ -95,18 +96,47 @@ for h in "${harnesses[@]}"; do
 	if [ "$rc" -ne 0 ] || [ -z "$done_line" ]; then
 		why=$(grep -a -m1 -E 'ERROR: |runtime error|invariant failed|Test unit written' "$log")
 		echo "FAIL: fuzz/$h: exit $rc: ${why:-see $log} (log: $log)"
-		status=1
-		continue
+		return 1
 	fi
 	if [ "$long" = 1 ] && [ "${execs:-0}" -lt "$runs" ] && [ -z "${FUZZ_TIME:-}" ]; then
 		echo "FAIL: fuzz/$h: only $execs of $runs runs"
-		status=1
-		continue
+		return 1
 	fi
 	echo "PASS: fuzz/$h"
 	[ "$long" = 0 ] || printf '%-8s %10s %8.0f %9s %7.0f %10s %6s %7s %7s %s\n' \
 		"$h" "$execs" "$secs" "$rate" "$cpu" "$cpu_rate" "$cov" "$ft" \
 		"$corp" "$nseeds" >> "$report"
-done
+}
+
+# the short runs side by side (FUZZ_JOBS, default the CPUs: libFuzzer
+# uses one), each one's lines printed in order as it ends
+status=0
+if [ "$long" = 1 ]; then
+	for h in "${harnesses[@]}"; do
+		fuzz_one "$h" || status=1
+	done
+else
+	jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+	out=$(mktemp -d)
+	trap 'rm -rf "$out"' EXIT
+	declare -A job_of=() rc_of=()
+	next=0 shown=0 running=0 n=${#harnesses[@]}
+	while [ "$shown" -lt "$n" ]; do
+		while [ "$running" -lt "$jobs" ] && [ "$next" -lt "$n" ]; do
+			fuzz_one "${harnesses[$next]}" > "$out/$next" 2>&1 &
+			job_of[$!]=$next
+			next=$((next + 1))
+			running=$((running + 1))
+		done
+		wait -n -p pid
+		rc_of[${job_of[$pid]}]=$?
+		running=$((running - 1))
+		while [ "$shown" -lt "$n" ] && [ -n "${rc_of[$shown]:-}" ]; do
+			cat "$out/$shown"
+			[ "${rc_of[$shown]}" = 0 ] || status=1
+			shown=$((shown + 1))
+		done
+	done
+fi
 [ "$long" = 0 ] || { echo "# report: $report"; cat "$report"; }
 exit $status
