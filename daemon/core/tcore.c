@@ -57,10 +57,10 @@ size_t tc_core_size(const struct tc_config *cfg)
 	size_t np = 2 * (size_t)(cfg->ndims ? cfg->ndims : 1);
 	size_t size = tc_align(sizeof(struct tc_node));
 
-	size += tc_align(np * sizeof(struct tc_nbr));
+	size += tc_align(np * (sizeof(struct tc_nbr) + TC_NAX(np / 2)));
 	if (cfg->block_mode)
 		size += tc_align(np * sizeof(struct tc_face)) +
-			tc_align(TC_QUEUE * sizeof(struct tc_qent));
+			tc_align(TC_QUEUE * TC_QENT(np / 2));
 	else
 		size += tc_align(np * np * sizeof(uint32_t));
 	return size;
@@ -105,7 +105,8 @@ static void tc_nbr_clear(struct tc_node *n, uint8_t port)
 	struct tc_nbr *nb = &n->nbr[port];
 
 	memset(nb, 0, sizeof(*nb));
-	memset(nb->map, TC_NONE, sizeof(nb->map));
+	memset(tc_nax(n, nb), 0, TC_NAX(n->cfg.ndims));
+	memset(tc_nb_map(n, nb), TC_NONE, n->cfg.ndims);
 	tc_hop2_forget(n, port);
 }
 
@@ -141,12 +142,12 @@ int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
 
 	mem = (uint8_t *)n + tc_align(sizeof(*n));
 	n->nbr = (struct tc_nbr *)mem;
-	mem += tc_align(np * sizeof(struct tc_nbr));
+	mem += tc_align(np * (sizeof(struct tc_nbr) + TC_NAX(cfg->ndims)));
 	if (cfg->block_mode) {
 		n->face = (struct tc_face *)mem;
 		mem += tc_align(np * sizeof(struct tc_face));
-		n->queue = (struct tc_qent *)mem;
-		mem += tc_align(TC_QUEUE * sizeof(struct tc_qent));
+		n->queue = mem;
+		mem += tc_align(TC_QUEUE * TC_QENT(cfg->ndims));
 		for (axis = 0; axis < np; axis++)
 			memset(n->face[axis].map, TC_NONE, TC_MAX_AXES);
 	} else {
@@ -252,13 +253,13 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 
 	/* a later epoch of a ring replaces what we knew of it */
 	for (k = 0; k < n->cfg.ndims; k++) {
-		if (nb->epoch[k] > n->epoch[k])
+		if (tc_nb_epoch(n, nb)[k] > n->epoch[k])
 			tc_epoch_follow(n, k, nb);
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
+		uint16_t g = tc_gcd(n->gcd[k], tc_nb_gcd(n, nb)[k]);
 
-		if (nb->epoch[k] != n->epoch[k] || g == n->gcd[k])
+		if (tc_nb_epoch(n, nb)[k] != n->epoch[k] || g == n->gcd[k])
 			continue;
 		/* a ring we decided and show does not shrink: it grew */
 		if (tc_epoch_settled(n, k))
@@ -269,32 +270,34 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 		}
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], nb->gcd[k]);
+		uint16_t g = tc_gcd(n->gcd[k], tc_nb_gcd(n, nb)[k]);
 
 		/* a line counted from elsewhere (tcore_resume.c) */
 		if ((nb->kview ^ n->kview) & (1u << k))
 			continue;
-		if (nb->epoch[k] != n->epoch[k])
+		if (tc_nb_epoch(n, nb)[k] != n->epoch[k])
 			g = n->gcd[k];
 
-		if (g != n->gcd[k] || nb->cmin[k] < n->cmin[k] ||
-		    nb->cmax[k] > n->cmax[k] || nb->omin[k] < n->omin[k] ||
-		    nb->omax[k] > n->omax[k] || nb->clmin[k] < n->clmin[k] ||
-		    nb->clmax[k] > n->clmax[k])
+		if (g != n->gcd[k] || tc_nb_cmin(n, nb)[k] < n->cmin[k] ||
+		    tc_nb_cmax(n, nb)[k] > n->cmax[k] ||
+		    tc_nb_omin(n, nb)[k] < n->omin[k] ||
+		    tc_nb_omax(n, nb)[k] > n->omax[k] ||
+		    tc_nb_clmin(n, nb)[k] < n->clmin[k] ||
+		    tc_nb_clmax(n, nb)[k] > n->clmax[k])
 			tc_changed(n);
 		n->gcd[k] = g;
-		if (nb->cmin[k] < n->cmin[k])
-			n->cmin[k] = nb->cmin[k];
-		if (nb->cmax[k] > n->cmax[k])
-			n->cmax[k] = nb->cmax[k];
-		if (nb->omin[k] < n->omin[k])
-			n->omin[k] = nb->omin[k];
-		if (nb->omax[k] > n->omax[k])
-			n->omax[k] = nb->omax[k];
-		if (nb->clmin[k] < n->clmin[k])
-			n->clmin[k] = nb->clmin[k];
-		if (nb->clmax[k] > n->clmax[k])
-			n->clmax[k] = nb->clmax[k];
+		if (tc_nb_cmin(n, nb)[k] < n->cmin[k])
+			n->cmin[k] = tc_nb_cmin(n, nb)[k];
+		if (tc_nb_cmax(n, nb)[k] > n->cmax[k])
+			n->cmax[k] = tc_nb_cmax(n, nb)[k];
+		if (tc_nb_omin(n, nb)[k] < n->omin[k])
+			n->omin[k] = tc_nb_omin(n, nb)[k];
+		if (tc_nb_omax(n, nb)[k] > n->omax[k])
+			n->omax[k] = tc_nb_omax(n, nb)[k];
+		if (tc_nb_clmin(n, nb)[k] < n->clmin[k])
+			n->clmin[k] = tc_nb_clmin(n, nb)[k];
+		if (tc_nb_clmax(n, nb)[k] > n->clmax[k])
+			n->clmax[k] = tc_nb_clmax(n, nb)[k];
 	}
 }
 
@@ -332,30 +335,33 @@ static bool tc_nbr_extent(const struct tc_node *n, struct tc_nbr *nb,
 	uint8_t cur = nb->cur, kview = nb->kview;
 	unsigned int k;
 
-	memcpy(gcd, nb->gcd, sizeof(gcd));
-	memcpy(epoch, nb->epoch, sizeof(epoch));
+	memcpy(gcd, tc_nb_gcd(n, nb), n->cfg.ndims * sizeof(*gcd));
+	memcpy(epoch, tc_nb_epoch(n, nb), n->cfg.ndims * sizeof(*epoch));
 	for (k = 0; k < n->cfg.ndims; k++) {
-		nb->gcd[k] = m->gcd[k];
-		nb->cmin[k] = m->cmin[k];
-		nb->cmax[k] = m->cmax[k];
+		tc_nb_gcd(n, nb)[k] = m->gcd[k];
+		tc_nb_cmin(n, nb)[k] = m->cmin[k];
+		tc_nb_cmax(n, nb)[k] = m->cmax[k];
 		/* a sender that says nothing of open ends is open everywhere */
-		nb->omin[k] = m->has_open ? m->omin[k] : INT16_MIN;
-		nb->omax[k] = m->has_open ? m->omax[k] : INT16_MAX;
-		nb->clmin[k] = m->has_open ? m->clmin[k] : INT16_MAX;
-		nb->clmax[k] = m->has_open ? m->clmax[k] : INT16_MIN;
+		tc_nb_omin(n, nb)[k] = m->has_open ? m->omin[k] : INT16_MIN;
+		tc_nb_omax(n, nb)[k] = m->has_open ? m->omax[k] : INT16_MAX;
+		tc_nb_clmin(n, nb)[k] = m->has_open ? m->clmin[k] : INT16_MAX;
+		tc_nb_clmax(n, nb)[k] = m->has_open ? m->clmax[k] : INT16_MIN;
 	}
 	if (m->has_epoch) {
-		memcpy(nb->epoch, m->epoch, sizeof(nb->epoch));
+		memcpy(tc_nb_epoch(n, nb), m->epoch,
+		       n->cfg.ndims * sizeof(*m->epoch));
 		nb->cur = m->cur;
 	} else {
-		memset(nb->epoch, 0, sizeof(nb->epoch));
+		memset(tc_nb_epoch(n, nb), 0,
+		       n->cfg.ndims * sizeof(*m->epoch));
 		nb->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
 	}
 	nb->kview = m->kview;
 	nb->flags |= NB_EXTENT;
 	return nb->cur != cur || nb->kview != kview ||
-	       memcmp(gcd, nb->gcd, sizeof(gcd)) ||
-	       memcmp(epoch, nb->epoch, sizeof(epoch));
+	       memcmp(gcd, tc_nb_gcd(n, nb), n->cfg.ndims * sizeof(*gcd)) ||
+	       memcmp(epoch, tc_nb_epoch(n, nb),
+		      n->cfg.ndims * sizeof(*epoch));
 }
 
 static bool tc_usable(const struct tc_nbr *nb);
@@ -387,8 +393,10 @@ bool tc_trusted(const struct tc_node *n, uint8_t p)
 	if (tc_usable(nb))
 		return true;
 	if ((nb->flags & NB_CONFLICT) || !(nb->flags & NB_FRAME) ||
-	    n->R[p >> 1] == TC_NONE || nb->R[nb->peer_port >> 1] == TC_NONE ||
-	    tc_dir_apply(n->R, p) != (tc_dir_apply(nb->R, nb->peer_port) ^ 1))
+	    n->R[p >> 1] == TC_NONE ||
+	    tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE ||
+	    tc_dir_apply(n->R, p) !=
+	    (tc_dir_apply(tc_nb_R(n, nb), nb->peer_port) ^ 1))
 		return false;
 	return tc_square_backed(n, p);
 }
@@ -432,7 +440,7 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	}
 	if (m.has_block) {
 		nb->block = m.block;
-		memcpy(nb->block_coord, m.block_coord, n->cfg.ndims);
+		memcpy(tc_nb_block_coord(n, nb), m.block_coord, n->cfg.ndims);
 		nb->flags |= NB_BLOCK;
 	}
 	if (m.has_frame) {
@@ -445,12 +453,14 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if (!(nb->flags & NB_FRAME) || nb->leader != m.leader ||
 		    (nb->flags & (NB_PLACED | NB_JOINED)) != placed ||
 		    nb->member != member ||
-		    memcmp(nb->R, m.R, n->cfg.ndims) ||
-		    memcmp(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t)))
+		    memcmp(tc_nb_R(n, nb), m.R, n->cfg.ndims) ||
+		    memcmp(tc_nb_coord(n, nb), m.coord,
+			   n->cfg.ndims * sizeof(int16_t)))
 			n->flags |= TN_RX;
 		nb->leader = m.leader;
-		memcpy(nb->R, m.R, n->cfg.ndims);
-		memcpy(nb->coord, m.coord, n->cfg.ndims * sizeof(int16_t));
+		memcpy(tc_nb_R(n, nb), m.R, n->cfg.ndims);
+		memcpy(tc_nb_coord(n, nb), m.coord,
+		       n->cfg.ndims * sizeof(int16_t));
 		nb->flags = (nb->flags & ~(NB_PLACED | NB_JOINED)) | NB_FRAME |
 			    placed;
 		nb->member = member;
@@ -500,7 +510,8 @@ static void tc_nbr_rank(const struct tc_node *n, const struct tc_nbr *nb,
 			struct tc_rank *r)
 {
 	r->placed = (nb->flags & NB_PLACED) || nb->member;
-	r->size = tc_frame_size(n->cfg.ndims, nb->gcd, nb->cmin, nb->cmax);
+	r->size = tc_frame_size(n->cfg.ndims, tc_nb_gcd(n, nb),
+				tc_nb_cmin(n, nb), tc_nb_cmax(n, nb));
 	r->leader = nb->leader;
 }
 
@@ -527,15 +538,15 @@ static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
 	unsigned int a;
 
 	for (a = 0; a < n->cfg.ndims; a++) {
-		uint8_t d = nb->map[a];
+		uint8_t d = tc_nb_map(n, nb)[a];
 
 		R[a] = TC_NONE;
-		if (d != TC_NONE && nb->R[d >> 1] != TC_NONE)
-			R[a] = tc_dir_apply(nb->R, d);
+		if (d != TC_NONE && tc_nb_R(n, nb)[d >> 1] != TC_NONE)
+			R[a] = tc_dir_apply(tc_nb_R(n, nb), d);
 	}
-	if (nb->R[nb->peer_port >> 1] == TC_NONE)
+	if (tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE)
 		return false;
-	tc_nbr_places_us(nb, coord);
+	tc_nbr_places_us(n, nb, coord);
 	return tc_frame_complete(n, R);
 }
 
@@ -575,41 +586,45 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		if (!nb->id || (nb->flags & NB_CONFLICT) ||
 		    !(nb->flags & NB_FRAME) || !(nb->flags & NB_EXTENT) ||
 		    nb->leader != leader ||
-		    nb->R[nb->peer_port >> 1] == TC_NONE ||
+		    tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE ||
 		    !tc_epoch_source(n, nb))
 			continue;
-		g = tc_dir_apply(nb->R, nb->peer_port);
+		g = tc_dir_apply(tc_nb_R(n, nb), nb->peer_port);
 		img = (uint8_t)(g ^ 1 ^ (p & 1));
 		if (R[p >> 1] != TC_NONE &&
-		    !tc_same_image(nb->gcd, R[p >> 1], img))
+		    !tc_same_image(tc_nb_gcd(n, nb), R[p >> 1], img))
 			return -1;
 		if (R[p >> 1] == TC_NONE)
 			R[p >> 1] = img;
 		for (a = 0; a < n->cfg.ndims; a++) {
-			uint8_t d = nb->map[a], r;
+			uint8_t d = tc_nb_map(n, nb)[a], r;
 
 			if (a == (p >> 1) || d == TC_NONE ||
-			    nb->R[d >> 1] == TC_NONE)
+			    tc_nb_R(n, nb)[d >> 1] == TC_NONE)
 				continue;
-			r = tc_dir_apply(nb->R, d);
-			if (R[a] != TC_NONE && !tc_same_image(nb->gcd, R[a], r))
+			r = tc_dir_apply(tc_nb_R(n, nb), d);
+			if (R[a] != TC_NONE &&
+			    !tc_same_image(tc_nb_gcd(n, nb), R[a], r))
 				return -1;
 			if (R[a] == TC_NONE)
 				R[a] = r;
 			*confirmed = true;
 		}
-		tc_nbr_places_us(nb, c);
+		tc_nbr_places_us(n, nb, c);
 		/* they must agree on the frame's rings, and our place on
 		 * them up to whole turns (a made-up record rarely does) */
-		if (found && (memcmp(nb->gcd, n->nbr[*src].gcd,
-				     sizeof(nb->gcd)) ||
-			      memcmp(nb->epoch, n->nbr[*src].epoch,
+		if (found && (memcmp(tc_nb_gcd(n, nb),
+				     tc_nb_gcd(n, &n->nbr[*src]),
+				     n->cfg.ndims * sizeof(uint16_t)) ||
+			      memcmp(tc_nb_epoch(n, nb),
+				     tc_nb_epoch(n, &n->nbr[*src]),
 				     n->cfg.ndims * sizeof(uint16_t))))
 			return -1;
 		for (k = 0; found && k < n->cfg.ndims; k++) {
 			int gap = c[k] - coord[k];
 
-			if (gap && (!nb->gcd[k] || gap % nb->gcd[k]))
+			if (gap && (!tc_nb_gcd(n, nb)[k] ||
+				    gap % tc_nb_gcd(n, nb)[k]))
 				return -1;
 		}
 		if (!found++) {
@@ -624,6 +639,13 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 	return found;
 }
 
+/* @nd entries of a neighbor's per-axis state, and zero beyond */
+static void tc_take(void *dst, const void *src, unsigned int nd)
+{
+	memcpy(dst, src, nd * sizeof(uint16_t));
+	memset((uint16_t *)dst + nd, 0, (TC_MAX_AXES - nd) * sizeof(uint16_t));
+}
+
 /* Take the frame of the neighbor on @src with map @R and @coord. */
 static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		     const int16_t *coord)
@@ -636,14 +658,14 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		/* its extent record is the frame's: start from it */
 		memcpy(&old, n, sizeof(old));
 		if (nb->flags & NB_EXTENT) {
-			memcpy(n->gcd, nb->gcd, sizeof(n->gcd));
-			memcpy(n->cmin, nb->cmin, sizeof(n->cmin));
-			memcpy(n->cmax, nb->cmax, sizeof(n->cmax));
-			memcpy(n->omin, nb->omin, sizeof(n->omin));
-			memcpy(n->omax, nb->omax, sizeof(n->omax));
-			memcpy(n->clmin, nb->clmin, sizeof(n->clmin));
-			memcpy(n->clmax, nb->clmax, sizeof(n->clmax));
-			memcpy(n->epoch, nb->epoch, sizeof(n->epoch));
+			tc_take(n->gcd, tc_nb_gcd(n, nb), nd);
+			tc_take(n->cmin, tc_nb_cmin(n, nb), nd);
+			tc_take(n->cmax, tc_nb_cmax(n, nb), nd);
+			tc_take(n->omin, tc_nb_omin(n, nb), nd);
+			tc_take(n->omax, tc_nb_omax(n, nb), nd);
+			tc_take(n->clmin, tc_nb_clmin(n, nb), nd);
+			tc_take(n->clmax, tc_nb_clmax(n, nb), nd);
+			tc_take(n->epoch, tc_nb_epoch(n, nb), nd);
 			n->kview = nb->kview;
 		} else {
 			memset(n->gcd, 0, sizeof(n->gcd));
@@ -753,9 +775,9 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 	int16_t pred[TC_MAX_AXES];
 	unsigned int k;
 
-	if (nb->R[nb->peer_port >> 1] == TC_NONE)
+	if (tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE)
 		return;
-	tc_nbr_places_us(nb, pred);
+	tc_nbr_places_us(n, nb, pred);
 	if (tc_line_gap(n, nb, pred)) {
 		tc_mark_miswired(n, port);
 		return;
@@ -953,8 +975,8 @@ static bool tc_island(const struct tc_node *n)
 
 		if (nb->id && (nb->flags & NB_FRAME) &&
 		    nb->leader != n->leader &&
-		    tc_frame_size(n->cfg.ndims, nb->gcd, nb->cmin,
-				  nb->cmax) > mine)
+		    tc_frame_size(n->cfg.ndims, tc_nb_gcd(n, nb),
+				  tc_nb_cmin(n, nb), tc_nb_cmax(n, nb)) > mine)
 			return true;
 	}
 	return false;
@@ -1152,7 +1174,7 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	if (nb->flags & NB_CONFLICT)
 		return true;
 	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
-	    nb->R[nb->peer_port >> 1] == TC_NONE)
+	    tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE)
 		return false;
 	g = tc_dir_apply(n->R, p);
 	/*
@@ -1161,12 +1183,12 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	 * is oriented again, one node after the other.
 	 */
 	if (n->gcd[g >> 1] != 2 && tc_ring_settled_both(n, nb, g >> 1) &&
-	    g != (tc_dir_apply(nb->R, nb->peer_port) ^ 1))
+	    g != (tc_dir_apply(tc_nb_R(n, nb), nb->peer_port) ^ 1))
 		return true;
 	memcpy(pred, n->coord, sizeof(pred));
 	tc_step(pred, g);
 	for (k = 0; k < n->cfg.ndims; k++) {
-		int gap = pred[k] - nb->coord[k];
+		int gap = pred[k] - tc_nb_coord(n, nb)[k];
 
 		/*
 		 * A ring surveyed again has no extent yet: its closing
@@ -1185,7 +1207,7 @@ static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
 	const struct tc_nbr *nb = &n->nbr[p];
 
 	return nb->id && (nb->flags & NB_FRAME) && nb->leader == n->leader &&
-	       nb->R[nb->peer_port >> 1] != TC_NONE;
+	       tc_nb_R(n, nb)[nb->peer_port >> 1] != TC_NONE;
 }
 
 /* the most a mark's hold doubles: quiet_ticks << TC_MISWIRED_BACKOFF */
@@ -1288,7 +1310,8 @@ void tc_tick(struct tc_node *n)
 		if (!nb->id || (nb->flags & NB_CONFLICT))
 			continue;
 		/* a new live port may leave a resolved map short of an axis */
-		if ((nb->flags & NB_RESOLVED) && tc_frame_complete(n, nb->map))
+		if ((nb->flags & NB_RESOLVED) &&
+		    tc_frame_complete(n, tc_nb_map(n, nb)))
 			continue;
 		nb->flags &= ~NB_RESOLVED;
 		if (n->cfg.block_mode)

@@ -59,7 +59,8 @@ bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb)
 	if (tc_nbr_cur(n, nb) != (uint8_t)((1u << n->cfg.ndims) - 1))
 		return false;
 	return nb->leader != n->leader ||
-	       !memcmp(nb->epoch, n->epoch, n->cfg.ndims * sizeof(uint16_t));
+	       !memcmp(tc_nb_epoch(n, nb), n->epoch,
+		       n->cfg.ndims * sizeof(uint16_t));
 }
 
 /* both we and the neighbour hold a coordinate of the same epoch on @k */
@@ -67,7 +68,7 @@ bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 		      unsigned int k)
 {
 	return (n->cur & tc_nbr_cur(n, nb) & (1u << k)) &&
-	       n->epoch[k] == nb->epoch[k];
+	       n->epoch[k] == tc_nb_epoch(n, nb)[k];
 }
 
 /* ...and we show the ring on @k: a cable along it can be judged */
@@ -110,7 +111,7 @@ static void tc_epoch_reorient(struct tc_node *n, unsigned int k)
 		return;
 	n->R[a] = TC_NONE;
 	for (p = 0; p < tc_nports(n); p++) {
-		n->nbr[p].map[a] = TC_NONE;
+		tc_nb_map(n, &n->nbr[p])[a] = TC_NONE;
 		n->nbr[p].flags &= (uint8_t)~NB_RESOLVED;
 		/* squares from tables of before the growth lie */
 		tc_hop2_forget(n, (uint8_t)p);
@@ -162,13 +163,15 @@ void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 void tc_epoch_follow(struct tc_node *n, unsigned int k,
 		     const struct tc_nbr *nb)
 {
-	if (n->gcd[k] && nb->gcd[k] == n->gcd[k] && (n->cur & (1u << k))) {
+	if (n->gcd[k] && tc_nb_gcd(n, nb)[k] == n->gcd[k] &&
+	    (n->cur & (1u << k))) {
 		/* resumed after the survey: nothing to derive */
-		n->epoch[k] = nb->epoch[k];
+		n->epoch[k] = tc_nb_epoch(n, nb)[k];
 		tc_epoch_forgive(n);
 		tc_changed(n);
 	} else {
-		tc_epoch_enter(n, k, nb->epoch[k], nb->gcd[k]);
+		tc_epoch_enter(n, k, tc_nb_epoch(n, nb)[k],
+			       tc_nb_gcd(n, nb)[k]);
 	}
 }
 
@@ -227,8 +230,8 @@ bool tc_nbr_vouches(const struct tc_node *n, unsigned int p, unsigned int k)
 
 	return nb->id && (nb->flags & NB_FRAME) &&
 	       !(nb->flags & NB_MISWIRED) && nb->leader == n->leader &&
-	       nb->epoch[k] == n->epoch[k] && (nb->cur & (1u << k)) &&
-	       nb->R[nb->peer_port >> 1] != TC_NONE &&
+	       tc_nb_epoch(n, nb)[k] == n->epoch[k] && (nb->cur & (1u << k)) &&
+	       tc_nb_R(n, nb)[nb->peer_port >> 1] != TC_NONE &&
 	       tc_trusted(n, (uint8_t)p);
 }
 
@@ -243,7 +246,7 @@ static void tc_epoch_derive(struct tc_node *n, unsigned int k)
 		if (!tc_nbr_vouches(n, p, k) ||
 		    !(tc_nbr_cur(n, &n->nbr[p]) & (1u << k)))
 			continue;
-		tc_nbr_places_us(&n->nbr[p], c);
+		tc_nbr_places_us(n, &n->nbr[p], c);
 		n->coord[k] = c[k];
 		if (c[k] < n->cmin[k])
 			n->cmin[k] = c[k];
@@ -267,7 +270,8 @@ static void tc_epoch_catch_up(struct tc_node *n, unsigned int k)
 		const struct tc_nbr *nb = &n->nbr[p];
 
 		if (nb->id && (nb->flags & NB_EXTENT) &&
-		    nb->leader == n->leader && nb->epoch[k] > n->epoch[k] &&
+		    nb->leader == n->leader &&
+		    tc_nb_epoch(n, nb)[k] > n->epoch[k] &&
 		    tc_trusted(n, (uint8_t)p))
 			tc_epoch_follow(n, k, nb);
 	}

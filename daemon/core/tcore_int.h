@@ -28,7 +28,12 @@
 #define NB_EXTENT	0x40	/* it told us its frame's extent record */
 #define NB_MISWIRED	0x80	/* placed, it contradicted our placed frame */
 
-/* what we know of the node across one port */
+/*
+ * What we know of the node across one port.  Its per-axis state (see
+ * tc_nb_coord() and the like) follows the node's array of these, sized
+ * by the node's axes: most of a node's memory, TC_MAX_AXES entries each
+ * would be most of it wasted.
+ */
 struct tc_nbr {
 	uint64_t id;		/* 0: nobody (dead or never heard) */
 	uint64_t leader;
@@ -39,24 +44,20 @@ struct tc_nbr {
 	/* miswired (NB_MISWIRED): ticks the cable has checked out since,
 	 * without a break (0: it does not now), see tc_note_miswired() */
 	uint16_t ok_ticks;
-	uint8_t map[TC_MAX_AXES];	/* my local +axis -> its local dir */
-	uint8_t R[TC_MAX_AXES];		/* its frame map */
-	int16_t coord[TC_MAX_AXES];
-	uint8_t block_coord[TC_MAX_AXES];
-	/* its frame's extent record, as of its last message */
-	uint16_t gcd[TC_MAX_AXES];
-	int16_t cmin[TC_MAX_AXES];
-	int16_t cmax[TC_MAX_AXES];
-	int16_t omin[TC_MAX_AXES];
-	int16_t omax[TC_MAX_AXES];
-	int16_t clmin[TC_MAX_AXES];
-	int16_t clmax[TC_MAX_AXES];
-	uint16_t epoch[TC_MAX_AXES];	/* its ring epochs */
 	uint8_t cur;		/* axes its coordinate is current on */
 	uint8_t kview;		/* lines it counts from their start */
 	bool member;		/* not placed, in a placed frame */
 	uint8_t strikes;	/* times it was marked miswired */
 };
+
+/*
+ * A neighbor's per-axis state, ndims entries of each, in this order:
+ * int16_t coord, its frame's extent record as of its last message
+ * (uint16_t gcd, int16_t cmin, cmax, omin, omax, clmin, clmax), its
+ * ring epochs (uint16_t epoch); then uint8_t map (my local +axis ->
+ * its local dir), R (its frame map) and block_coord.
+ */
+#define TC_NAX(ndims)	((21 * (size_t)(ndims) + 1) & ~(size_t)1)
 
 /* block mode: one face of my block, named by its normal (local dir) */
 struct tc_face {
@@ -77,10 +78,13 @@ enum tc_face_status {
 	FACE_FAILED,
 };
 
-struct tc_qent {
-	struct tw_face rec;
-	uint16_t ports;		/* forward out of these ports */
-};
+/*
+ * A queued face record, packed by the node's axes (the queue holds
+ * TC_QUEUE of them, a large share of a block node's memory): u16 ports
+ * to forward it out of, u32 block, u8 normal, u8 peer_label, u8 a[n],
+ * u8 b[n], as struct tw_face.
+ */
+#define TC_QENT(ndims)	(8 + 2 * (size_t)(ndims))
 
 /* node flags */
 #define TN_PLACED	0x01
@@ -179,7 +183,7 @@ struct tc_node {
 	struct tc_nbr *nbr;
 	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
 	struct tc_face *face;	/* block: indexed by normal */
-	struct tc_qent *queue;	/* block: TC_QUEUE entries */
+	uint8_t *queue;		/* block: TC_QUEUE of TC_QENT() bytes */
 	/* link state (tcore_ls.c): its own memory, tc_ls_size() bytes */
 	struct tc_ls *ls;
 	uint8_t mem[];
@@ -199,6 +203,34 @@ static inline bool tc_port_ok(const struct tc_node *n, uint8_t port)
 {
 	return port < tc_nports(n) && (n->cfg.ports & (1u << port));
 }
+
+static inline uint8_t *tc_nax(const struct tc_node *n,
+			      const struct tc_nbr *nb)
+{
+	size_t nd = n->cfg.ndims;
+
+	return (uint8_t *)(n->nbr + 2 * nd) + (nb - n->nbr) * TC_NAX(nd);
+}
+
+#define TC_NB_AXES(type, name, at)					\
+static inline type *tc_nb_##name(const struct tc_node *n,		\
+				 const struct tc_nbr *nb)		\
+{									\
+	return (type *)(void *)(tc_nax(n, nb) + (at) * n->cfg.ndims);	\
+}
+TC_NB_AXES(int16_t, coord, 0)
+TC_NB_AXES(uint16_t, gcd, 2)
+TC_NB_AXES(int16_t, cmin, 4)
+TC_NB_AXES(int16_t, cmax, 6)
+TC_NB_AXES(int16_t, omin, 8)
+TC_NB_AXES(int16_t, omax, 10)
+TC_NB_AXES(int16_t, clmin, 12)
+TC_NB_AXES(int16_t, clmax, 14)
+TC_NB_AXES(uint16_t, epoch, 16)
+TC_NB_AXES(uint8_t, map, 18)
+TC_NB_AXES(uint8_t, R, 19)
+TC_NB_AXES(uint8_t, block_coord, 20)
+#undef TC_NB_AXES
 
 /*
  * The axes a neighbor's coordinate is current on, as we can compare it:
@@ -259,14 +291,17 @@ static inline void tc_step(int16_t *coord, uint8_t gdir)
 }
 
 /*
- * Where the neighbor places us in its frame (@c, TC_MAX_AXES entries):
+ * Where the neighbor places us in its frame (@c, TC_MAX_AXES entries,
+ * zero beyond our axes):
  * its coordinates, one step along its cable to us.  Its map must give
  * that cable's direction.
  */
-static inline void tc_nbr_places_us(const struct tc_nbr *nb, int16_t *c)
+static inline void tc_nbr_places_us(const struct tc_node *n,
+				    const struct tc_nbr *nb, int16_t *c)
 {
-	memcpy(c, nb->coord, sizeof(nb->coord));
-	tc_step(c, tc_dir_apply(nb->R, nb->peer_port));
+	memset(c, 0, TC_MAX_AXES * sizeof(*c));
+	memcpy(c, tc_nb_coord(n, nb), n->cfg.ndims * sizeof(*c));
+	tc_step(c, tc_dir_apply(tc_nb_R(n, nb), nb->peer_port));
 }
 
 /* tcore.c */

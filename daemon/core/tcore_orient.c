@@ -74,7 +74,7 @@ bool tc_square_backed(const struct tc_node *n, uint8_t p)
 	unsigned int a;
 
 	for (a = 0; a < n->cfg.ndims; a++)
-		if (a != (p >> 1u) && n->nbr[p].map[a] != TC_NONE)
+		if (a != (p >> 1u) && tc_nb_map(n, &n->nbr[p])[a] != TC_NONE)
 			return true;
 	return false;
 }
@@ -87,11 +87,11 @@ void tc_resolve_flat(struct tc_node *n, uint8_t p)
 	uint8_t q = nb->peer_port, np = tc_nports(n);
 	unsigned int axis, s, d, e;
 
-	nb->map[p >> 1] = tc_increment_map(p, q);
+	tc_nb_map(n, nb)[p >> 1] = tc_increment_map(p, q);
 	for (axis = 0; axis < n->cfg.ndims; axis++) {
 		uint8_t found = TC_NONE;
 
-		if (axis == (p >> 1u) || nb->map[axis] != TC_NONE)
+		if (axis == (p >> 1u) || tc_nb_map(n, nb)[axis] != TC_NONE)
 			continue;
 		for (s = 0; s < 2; s++) {
 			uint8_t beta = TORUS_DIR(axis, s);
@@ -120,9 +120,9 @@ void tc_resolve_flat(struct tc_node *n, uint8_t p)
 				}
 			}
 		}
-		nb->map[axis] = found;
+		tc_nb_map(n, nb)[axis] = found;
 	}
-	if (!tc_map_injective(n, nb->map))
+	if (!tc_map_injective(n, tc_nb_map(n, nb)))
 		goto conflict;
 	/*
 	 * Resolved: every live axis mapped, and at least one square behind
@@ -130,14 +130,14 @@ void tc_resolve_flat(struct tc_node *n, uint8_t p)
 	 * axis, early in a staggered boot, must not trust a neighbor whose
 	 * neighbor table could be made up: the squares check it).
 	 */
-	if (tc_map_complete(n, nb->map, tc_live_axes(n)) &&
+	if (tc_map_complete(n, tc_nb_map(n, nb), tc_live_axes(n)) &&
 	    (tc_square_backed(n, p) || tc_board_axes(n) < 2))
 		nb->flags |= NB_RESOLVED;
 	return;
 
 conflict:
 	nb->flags |= NB_CONFLICT;
-	memset(nb->map, TC_NONE, sizeof(nb->map));
+	memset(tc_nb_map(n, nb), TC_NONE, n->cfg.ndims);
 }
 
 /* ---- block mode ---- */
@@ -188,14 +188,22 @@ static bool tc_rpf_child(const struct tc_node *n, uint8_t p, const uint8_t *a)
 static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
 		       uint16_t ports)
 {
+	unsigned int nd = n->cfg.ndims;
+	uint8_t *q;
+
 	if (!ports)
 		return;
 	if (n->nq >= TC_QUEUE) {
 		n->stats.queue_drops++;
 		return;
 	}
-	n->queue[n->nq].rec = *rec;
-	n->queue[n->nq].ports = ports;
+	q = n->queue + n->nq * TC_QENT(nd);
+	memcpy(q, &ports, 2);
+	memcpy(q + 2, &rec->block, 4);
+	q[6] = rec->normal;
+	q[7] = rec->peer_label;
+	memcpy(q + 8, rec->a, nd);
+	memcpy(q + 8 + nd, rec->b, nd);
 	n->nq++;
 	n->flags |= TN_DIRTY;
 }
@@ -313,7 +321,7 @@ static bool tc_own_record(const struct tc_node *n, uint8_t p,
 	rec->normal = p;
 	rec->peer_label = nb->peer_port;
 	memcpy(rec->a, n->cfg.block_coord, n->cfg.ndims);
-	memcpy(rec->b, nb->block_coord, n->cfg.ndims);
+	memcpy(rec->b, tc_nb_block_coord(n, nb), n->cfg.ndims);
 	return true;
 }
 
@@ -497,14 +505,15 @@ void tc_resolve_block(struct tc_node *n, uint8_t p)
 		return;
 	if (tc_same_block(n, nb)) {
 		for (a = 0; a < n->cfg.ndims; a++)
-			nb->map[a] = TORUS_DIR(a, 0);
+			tc_nb_map(n, nb)[a] = TORUS_DIR(a, 0);
 		nb->flags |= NB_RESOLVED;
 		return;
 	}
 	if (f->status == FACE_RESOLVED && f->block == nb->block) {
-		memcpy(nb->map, f->map, n->cfg.ndims);
+		memcpy(tc_nb_map(n, nb), f->map, n->cfg.ndims);
 		/* the increment along this very cable must agree */
-		if (nb->map[p >> 1] != tc_increment_map(p, nb->peer_port)) {
+		if (tc_nb_map(n, nb)[p >> 1] !=
+		    tc_increment_map(p, nb->peer_port)) {
 			nb->flags |= NB_CONFLICT;
 			return;
 		}
@@ -514,7 +523,7 @@ void tc_resolve_block(struct tc_node *n, uint8_t p)
 
 void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 {
-	unsigned int i;
+	unsigned int i, nd = n->cfg.ndims;
 
 	tw_put_block(b, n->cfg.block_id, n->cfg.ndims, n->cfg.block_coord);
 	if (!tc_same_block(n, &n->nbr[port]) &&
@@ -527,9 +536,22 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 		memcpy(o.map, n->face[port].map, n->cfg.ndims);
 		tw_put_orient(b, n->cfg.ndims, &o);
 	}
-	for (i = 0; i < n->nq; i++)
-		if (n->queue[i].ports & (1u << port))
-			tw_put_face(b, n->cfg.ndims, &n->queue[i].rec);
+	for (i = 0; i < n->nq; i++) {
+		const uint8_t *q = n->queue + i * TC_QENT(nd);
+		struct tw_face rec;
+		uint16_t ports;
+
+		memcpy(&ports, q, 2);
+		if (!(ports & (1u << port)))
+			continue;
+		memset(&rec, 0, sizeof(rec));
+		memcpy(&rec.block, q + 2, 4);
+		rec.normal = q[6];
+		rec.peer_label = q[7];
+		memcpy(rec.a, q + 8, nd);
+		memcpy(rec.b, q + 8 + nd, nd);
+		tw_put_face(b, nd, &rec);
+	}
 	for (i = 0; i < tc_nports(n); i++) {
 		const struct tc_face *f = &n->face[i];
 		struct tw_orient o;

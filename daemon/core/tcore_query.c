@@ -40,7 +40,9 @@ void tc_nbr_info(const struct tc_node *n, uint8_t port,
 		info->has_frame = true;
 		info->placed = !!(nb->flags & NB_PLACED);
 		info->leader = nb->leader;
-		memcpy(info->offset, nb->coord, sizeof(info->offset));
+		memset(info->offset, 0, sizeof(info->offset));
+		memcpy(info->offset, tc_nb_coord(n, nb),
+		       n->cfg.ndims * sizeof(*info->offset));
 	}
 }
 

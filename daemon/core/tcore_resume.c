@@ -119,7 +119,7 @@ void tc_kview_tick(struct tc_node *n)
 			if (!tc_nbr_vouches(n, p, k) ||
 			    !(nb->flags & NB_EXTENT) || (nb->kview & (1u << k)))
 				continue;
-			tc_nbr_places_us(nb, c);
+			tc_nbr_places_us(n, nb, c);
 			tc_kview_shift(n, k, c[k] - n->coord[k]);
 			/* its record of the line, now comparable with ours */
 			tc_merge_extent(n, nb);

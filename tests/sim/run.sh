@@ -148,12 +148,19 @@ run ls-reload-mesh '.ls_agree and .ls_runs_measured == .runs' \
 run ls-overflow-disagrees '(.ls_agree | not) and .ls_overflow > 0' \
 	--dims 8x8x8 --node-fail 0.05 --ls-records 4
 
-# memory per node: the core's own state, O(1) (1,800 bytes on a 3-D
+# memory per node: the core's own state, O(1) (1,176 bytes on a 3-D
 # torus), its link-state database apart (sized by the bound: 512 records)
-run memory-core-3d '.core_bytes_per_node < 2048 and
+run memory-core-3d '.core_bytes_per_node < 1200 and
 	.ls_state_bytes_per_node > 512 * 12 and .ls_bound == 512 and
 	.state_bytes_per_node == .core_bytes_per_node +
 	.ls_state_bytes_per_node' --dims 8x8x8 --max-rounds 1
+# the same at the paper's 65,536 nodes, flat and in blocks (1,672 bytes:
+# 32 face records in flight), one round
+run memory-core-65536 '.core_bytes_per_node < 1200 and .nodes == 65536' \
+	--dims 32x32x64 --no-ls --max-rounds 1
+run memory-core-65536-blocks '.core_bytes_per_node < 1700 and
+	.nodes == 65536' --dims 32x32x64 --block 8x8x8 --miswire blocks \
+	--no-ls --max-rounds 1
 # link state is measured where its databases fit: the paper's machine
 # with 15% faults would need over 10 GB of them, so it is not, and
 # says so (discovery runs as with --no-ls); --ls measures anyway
