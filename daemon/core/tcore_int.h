@@ -342,5 +342,6 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port);
 void tc_block_sent(struct tc_node *n);
 bool tc_block_cut_off(const struct tc_node *n);
 bool tc_block_pending(const struct tc_node *n);
+uint32_t tc_face_retry_in(const struct tc_node *n, uint8_t p);
 
 #endif /* TORUS_TCORE_INT_H */

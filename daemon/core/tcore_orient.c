@@ -225,6 +225,7 @@ static void tc_face_failed(struct tc_node *n, struct tc_face *f, bool final)
 {
 	f->status = FACE_FAILED;
 	f->final = final;
+	f->seen_at = n->now;	/* a retry counts from here */
 	memset(f->map, TC_NONE, sizeof(f->map));
 	f->fwd_ports = tc_block_ports(n);
 	n->flags |= TN_DIRTY | TN_CHANGED;
@@ -308,6 +309,37 @@ static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
 		tc_face_resolved(n, f);
 }
 
+/*
+ * A face that timed out (not one whose cables contradict each other) is
+ * tried again once it has been failed for this long: a block mate too
+ * slow to answer within orient_ticks (a starved machine) must not leave
+ * the face failed for good once every cable on it was heard of.  Long
+ * enough that a node that places despite the failure places first
+ * (quiet_ticks after it), so a face that cannot be oriented does not
+ * keep its block from placing.
+ */
+static uint32_t tc_face_retry_ticks(const struct tc_node *n)
+{
+	return 2u * n->cfg.quiet_ticks + n->cfg.orient_ticks;
+}
+
+static bool tc_face_retry_due(const struct tc_node *n, const struct tc_face *f)
+{
+	return f->status == FACE_FAILED && !f->final &&
+	       n->now - f->seen_at > tc_face_retry_ticks(n);
+}
+
+/* orient the face afresh: every cable on it is heard of again */
+static void tc_face_reopen(struct tc_node *n, struct tc_face *f)
+{
+	f->status = FACE_SEEN;
+	f->announced = 0;
+	f->cables = 0;
+	f->seen_at = n->now;
+	memset(f->map, TC_NONE, sizeof(f->map));
+	n->flags |= TN_DIRTY | TN_CHANGED;
+}
+
 /* Our own record for the cable on port p, if it crosses a face. */
 static bool tc_own_record(const struct tc_node *n, uint8_t p,
 			  struct tw_face *rec)
@@ -323,6 +355,23 @@ static bool tc_own_record(const struct tc_node *n, uint8_t p,
 	memcpy(rec->a, n->cfg.block_coord, n->cfg.ndims);
 	memcpy(rec->b, tc_nb_block_coord(n, nb), n->cfg.ndims);
 	return true;
+}
+
+/*
+ * Ticks until the face on our port @p is tried again on our own clock
+ * (not placed, our cable on it, timed out), 0 if it is not.
+ */
+uint32_t tc_face_retry_in(const struct tc_node *n, uint8_t p)
+{
+	const struct tc_face *f = &n->face[p];
+	struct tw_face mine;
+	uint32_t age = n->now - f->seen_at;
+
+	if ((n->flags & TN_PLACED) || f->status != FACE_FAILED || f->final ||
+	    !tc_own_record(n, p, &mine))
+		return 0;
+	return age > tc_face_retry_ticks(n) ? 1 :
+					      tc_face_retry_ticks(n) - age + 1;
 }
 
 /*
@@ -411,6 +460,9 @@ void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 		unsigned int p;
 
 		f = tc_face_seen(n, rec->normal, rec->block);
+		/* a block mate tries the face again: so do we */
+		if (f && tc_face_retry_due(n, f))
+			tc_face_reopen(n, f);
 		if (f)
 			tc_face_cable(n, f, rec->a);
 		if (f && f->status == FACE_SEEN &&
@@ -432,6 +484,12 @@ void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 		 * that is not ours for good) */
 		if (!f || f->status == FACE_RESOLVED ||
 		    (f->status == FACE_FAILED && (o->fail || f->final)))
+			continue;
+		/*
+		 * A mate's failure, maybe one from before we tried the face
+		 * again, does not fail it here: it times out on our clock.
+		 */
+		if (o->fail && f->status == FACE_SEEN)
 			continue;
 		if (o->fail) {
 			tc_face_failed(n, f, false);
@@ -485,6 +543,10 @@ void tc_block_tick(struct tc_node *n)
 	for (p = 0; p < tc_nports(n); p++) {
 		struct tc_face *f = &n->face[p];
 
+		/* not placed: a face that timed out long ago is tried again */
+		if (tc_face_retry_in(n, (uint8_t)p) == 1 &&
+		    tc_face_retry_due(n, f))
+			tc_face_reopen(n, f);
 		if (f->status == FACE_SEEN &&
 		    n->now - f->seen_at > n->cfg.orient_ticks)
 			tc_face_failed(n, f, false);

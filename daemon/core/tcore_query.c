@@ -108,6 +108,10 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 			const struct tc_face *f = &n->face[p];
 			uint32_t age = n->now - f->seen_at;
 
+			/* a face that timed out: tried again */
+			if (tc_face_retry_in(n, (uint8_t)p))
+				next = tc_min(next, tc_face_retry_in(n,
+								     (uint8_t)p));
 			if (f->status != FACE_SEEN)
 				continue;
 			if (!f->announced || age >= n->cfg.orient_ticks)

@@ -114,6 +114,7 @@ struct engine {
 	uint32_t *owed;
 	uint32_t *due;
 	uint8_t *input;
+	uint16_t *stalled;		/* --stall: rounds its loop still waits */
 	struct tc_view *saved;		/* view when its daemon stopped */
 	struct sim_liar *liars;
 	uint32_t *liar_of;		/* node -> index in liars */
@@ -1369,6 +1370,7 @@ static void engine_free(struct engine *e)
 	free(e->owed);
 	free(e->due);
 	free(e->input);
+	free(e->stalled);
 	free(e->saved);
 	free(e->liars);
 	free(e->liar_of);
@@ -1441,6 +1443,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	e->owed = calloc(n, sizeof(*e->owed));
 	e->due = calloc(n, sizeof(*e->due));
 	e->input = calloc(n, 1);
+	e->stalled = calloc(n, sizeof(*e->stalled));
 	e->place = calloc(n, sizeof(*e->place));
 	e->wrong_node = calloc(n, 1);
 	e->listed = calloc(n, 1);
@@ -1453,7 +1456,7 @@ static int engine_init(struct engine *e, const struct sim_world *w,
 	if (!e->nodes || !e->lsmem || !e->peer || !e->wrongp || !e->ever ||
 	    !e->powered ||
 	    !e->run || !e->stops || !e->rewired || !e->started || !e->owed || !e->due ||
-	    !e->input || !e->place ||
+	    !e->input || !e->stalled || !e->place ||
 	    !e->wrong_node || !e->listed || (o->restarts && !e->saved) ||
 	    (s->nliars && (!e->liars || !e->liar_of)) ||
 	    frames_init(&e->fr, 64))
@@ -1585,6 +1588,14 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 				e.dropped++;
 				continue;
 			}
+			if (e.run[d] == NODE_CORE && e.stalled[d]) {
+				/* read once its loop runs again */
+				e.cur = h->src;
+				enqueue(&e, 0, d, h->port, h->sport,
+					(const uint8_t *)(h + 1), h->len);
+				e.sent--;
+				continue;
+			}
 			e.cur = d;
 			if (e.run[d] == NODE_CORE) {
 				wake(&e, d);
@@ -1602,6 +1613,15 @@ int sim_run(const struct sim_world *w, const struct sim_schedule *s,
 			e.cur = u;
 			if (e.run[u] == NODE_CORE) {
 				r->node_ticks++;
+				/* a stalled loop: its ticks are forgiven */
+				if (!e.stalled[u] && o->stall > 0 &&
+				    sim_unif(&e.rng) < o->stall)
+					e.stalled[u] = (uint16_t)(1 +
+						sim_below(&e.rng, o->stall_max));
+				if (e.stalled[u]) {
+					e.stalled[u]--;
+					continue;
+				}
 				/* asleep until its deadline, if nothing came */
 				if (!o->no_sleep && !e.input[u] &&
 				    t < e.due[u]) {

@@ -56,6 +56,10 @@ static void usage(FILE *f)
 "  --loss P               probability a message is lost\n"
 "  --dup P                probability a message is delivered twice\n"
 "  --reorder P            probability a message is 1-%d rounds late\n"
+"  --stall P[:T]          probability a node's loop stalls in a round (a\n"
+"                         starved daemon): it runs no tick and reads no\n"
+"                         message for 1-T rounds (default 60), its ticks\n"
+"                         forgiven, its messages kept until it runs again\n"
 "  --restart N[:MODE]     N daemon restarts at random ticks; MODE resume\n"
 "                         (default: the kernel's placement is restored) or\n"
 "                         fresh\n"
@@ -186,7 +190,7 @@ enum {
 	OPT_LOSS, OPT_DUP, OPT_REORDER, OPT_RESTART, OPT_RECABLE,
 	OPT_WRONG_PLUG, OPT_GROW, OPT_LIAR, OPT_MTU, OPT_TRUTH_SWAP,
 	OPT_NO_SLEEP, OPT_LS_EVENTS, OPT_LS_RECORDS, OPT_NO_LS, OPT_LS, OPT_SVG,
-	OPT_LS_SETTLE,
+	OPT_LS_SETTLE, OPT_STALL,
 };
 
 static const struct option longopts[] = {
@@ -210,6 +214,7 @@ static const struct option longopts[] = {
 	{ "loss",	  required_argument, NULL, OPT_LOSS },
 	{ "dup",	  required_argument, NULL, OPT_DUP },
 	{ "reorder",	  required_argument, NULL, OPT_REORDER },
+	{ "stall",	  required_argument, NULL, OPT_STALL },
 	{ "restart",	  required_argument, NULL, OPT_RESTART },
 	{ "recable",	  required_argument, NULL, OPT_RECABLE },
 	{ "wrong-plug",	  required_argument, NULL, OPT_WRONG_PLUG },
@@ -367,6 +372,20 @@ static void parse_args(int argc, char **argv, struct sim_opts *o)
 			o->reorder = parse_prob("--reorder", optarg);
 			o->timed = true;
 			break;
+		case OPT_STALL: {
+			char *colon = strchr(optarg, ':');
+
+			o->stall_max = 60;
+			if (colon) {
+				*colon = '\0';
+				o->stall_max = (uint16_t)parse_uint("--stall",
+								    colon + 1,
+								    1, 60000);
+			}
+			o->stall = parse_prob("--stall", optarg);
+			o->timed = true;
+			break;
+		}
 		case OPT_RESTART:
 			kind = 0;
 			o->restarts = parse_count_kind("--restart", optarg,
@@ -1192,6 +1211,8 @@ int main(int argc, char **argv)
 			json_float(jw, "loss", "%g", o.loss);
 			json_float(jw, "dup", "%g", o.dup);
 			json_float(jw, "reorder", "%g", o.reorder);
+			json_float(jw, "stall", "%g", o.stall);
+			json_uint(jw, "stall_max", o.stall_max);
 			json_uint(jw, "restarts", o.restarts);
 			json_string(jw, "restart_mode",
 				    restart_names[o.restart_fresh]);

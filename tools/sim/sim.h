@@ -64,6 +64,8 @@ struct sim_opts {
 	uint32_t start_spread;		/* ticks */
 	enum sim_start_order start_order;
 	double loss, dup, reorder;	/* per message */
+	double stall;			/* per node and round: a stall starts */
+	uint16_t stall_max;		/* rounds a stall lasts at most */
 	uint32_t restarts;
 	bool restart_fresh;		/* no placement to resume */
 	uint32_t recables;
