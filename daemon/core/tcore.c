@@ -743,6 +743,32 @@ static bool tc_line_gap(const struct tc_node *n, const struct tc_nbr *nb,
 }
 
 /*
+ * The cable on @port shows a turn off its own axis: a gap that a ring
+ * decided in our epoch does not divide, on an axis other than the one
+ * the cable runs along.  A ring grown at a seam shows its new turn on
+ * the cables along it; a cable plugged into the wrong node lands
+ * anywhere, most often off its axis too.
+ */
+static bool tc_gap_off_axis(const struct tc_node *n, uint8_t port,
+			    const int16_t *pred)
+{
+	const struct tc_nbr *nb = &n->nbr[port];
+	unsigned int k, axis;
+
+	if (n->R[port >> 1] == TC_NONE)
+		return false;
+	axis = tc_dir_apply(n->R, port) >> 1;
+	for (k = 0; k < n->cfg.ndims; k++) {
+		int gap = pred[k] - n->coord[k];
+
+		if (k != axis && gap && n->gcd[k] && gap % n->gcd[k] &&
+		    tc_epoch_current(n, nb, k))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Seen from a neighbor of the same frame, our coordinates may differ by
  * a whole number of turns around a ring: the extent divides the gap
  * (section 4.1 of the paper).
@@ -776,7 +802,9 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 		 * is a miswired cable (tc_miswired()).
 		 */
 		if (tc_epoch_settled(n, k)) {
-			if (!(nb->flags & NB_PLACED) || tc_epoch_newcomer(n))
+			if (!(nb->flags & NB_PLACED) ||
+			    (tc_epoch_newcomer(n) &&
+			     !tc_gap_off_axis(n, port, pred)))
 				tc_epoch_start(n, k);
 			else
 				n->stats.refuted++;
