@@ -1347,6 +1347,72 @@ UNIT_TEST(core_crossed_plugs_by_newcomers_refuted)
 }
 
 /*
+ * A pair of cables plugged back crossed before anybody placed, on a
+ * 6x6x6 fabric with x a line: (3,2,1)-(2,2,1) and (3,1,2)-(2,1,2) become
+ * (3,2,1)-(2,1,2) and (3,1,2)-(2,2,1).  Both land one step off on both
+ * rings, a turn no single ring's growth shows: each is marked at once,
+ * placed or not, instead of refuting the rings' extents again and again
+ * (surveys without end, nobody placed) or lending its far node's
+ * coordinates.
+ */
+UNIT_TEST(core_crossed_plugs_before_placing_refuted)
+{
+	int trial, inconsistent = 0, in_map = 0, unplaced = 0, marked = 0;
+	const int trials = 3;
+
+	for (trial = 0; trial < trials; trial++) {
+		int c[4][3] = { { 3, 2, 1 }, { 2, 2, 1 },
+				{ 3, 1, 2 }, { 2, 1, 2 } };
+		int end[4], u, t, i;
+		uint8_t port[4];
+
+		rng_state = 2063 + (uint64_t)trial;
+		fab_init(&F, "6x6x6", "011");
+		for (u = 0; u < F.nn; u++)
+			rand_perm(F.S[u], 3);
+		fab_setup(&F, 30);
+		for (i = 0; i < 4; i++)
+			end[i] = idx(&F, c[i]);
+		for (i = 0; i < 4; i++)
+			port[i] = (uint8_t)cable_to(&F, end[i], end[i ^ 1]);
+		fab_run(&F, 12);
+		for (i = 0; i < 4; i++)
+			tc_port_state(F.node[end[i]], port[i], false);
+		fab_run(&F, 20);
+		/* u0-u1 and u2-u3 become u0-u3 and u2-u1 */
+		for (i = 0; i < 4; i++) {
+			F.peer[end[i]][port[i]] = end[3 - i];
+			F.peer_port[end[i]][port[i]] = port[3 - i];
+		}
+		for (i = 0; i < 4; i++)
+			tc_port_state(F.node[end[i]], port[i], true);
+		for (t = 0; t < 400; t++) {
+			fab_round(&F);
+			inconsistent += fab_check(&F) < 0;
+			for (i = 0; i < 4; i++) {
+				struct tc_view v;
+
+				tc_view(F.node[end[i]], &v);
+				in_map += v.state == TC_PLACED &&
+					  port_in_map(&v, port[i]);
+			}
+		}
+		unplaced += fab_check(&F) != F.nn;
+		for (i = 0; i < 4; i++) {
+			struct tc_view v;
+
+			tc_view(F.node[end[i]], &v);
+			marked += !!(v.miswired & (1u << port[i]));
+		}
+		fab_free(&F);
+	}
+	UNIT_CHECK(inconsistent == 0);
+	UNIT_CHECK(in_map == 0);
+	UNIT_CHECK(unplaced == 0);
+	UNIT_CHECK(marked == 4 * trials);
+}
+
+/*
  * Staggered starts: daemons start over 10x the quiet time in random
  * order (the cables have carrier from the start: the kernel is up, the
  * daemons are not).  At every tick every placed node fits the truth, and
@@ -1598,6 +1664,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_miswired_cable_returns),
 	UNIT_CASE(core_crossed_plugs_on_mesh_refuted),
 	UNIT_CASE(core_crossed_plugs_by_newcomers_refuted),
+	UNIT_CASE(core_crossed_plugs_before_placing_refuted),
 	UNIT_CASE(core_staggered_starts),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
