@@ -765,6 +765,57 @@ static bool tc_line_gap(const struct tc_node *n, const struct tc_nbr *nb,
 }
 
 /*
+ * Turns on two rings at once: gaps that the rings of our epoch do not
+ * divide, on two axes.  A grown ring shows its new turn on its own axis
+ * alone (the cables at the seam, or a cable across the ring between two
+ * nodes that took their places from either side of it); a cable into
+ * the wrong node (plugged back crossed, say) lands anywhere.  Proof,
+ * placed or not, like a gap along a line: while nobody is placed, such
+ * a cable would refute the rings' extents again and again (surveys
+ * without end) or lend its far node's coordinates.
+ */
+static bool tc_gap_two_rings(const struct tc_node *n, const struct tc_nbr *nb,
+			     const int16_t *pred)
+{
+	unsigned int k, rings = 0;
+
+	for (k = 0; k < n->cfg.ndims; k++) {
+		int gap = pred[k] - n->coord[k];
+
+		if (gap && n->gcd[k] && gap % n->gcd[k] &&
+		    tc_epoch_current(n, nb, k))
+			rings++;
+	}
+	return rings >= 2;
+}
+
+/*
+ * The cable on @port shows a turn off its own axis: a gap that a ring
+ * decided in our epoch does not divide, on an axis other than the one
+ * the cable runs along.  A ring grown at a seam shows its new turn on
+ * the cables along it; a cable plugged into the wrong node lands
+ * anywhere, most often off its axis too.
+ */
+static bool tc_gap_off_axis(const struct tc_node *n, uint8_t port,
+			    const int16_t *pred)
+{
+	const struct tc_nbr *nb = &n->nbr[port];
+	unsigned int k, axis;
+
+	if (n->R[port >> 1] == TC_NONE)
+		return false;
+	axis = tc_dir_apply(n->R, port) >> 1;
+	for (k = 0; k < n->cfg.ndims; k++) {
+		int gap = pred[k] - n->coord[k];
+
+		if (k != axis && gap && n->gcd[k] && gap % n->gcd[k] &&
+		    tc_epoch_current(n, nb, k))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Seen from a neighbor of the same frame, our coordinates may differ by
  * a whole number of turns around a ring: the extent divides the gap
  * (section 4.1 of the paper).
@@ -778,7 +829,7 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 	if (tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE)
 		return;
 	tc_nbr_places_us(n, nb, pred);
-	if (tc_line_gap(n, nb, pred)) {
+	if (tc_line_gap(n, nb, pred) || tc_gap_two_rings(n, nb, pred)) {
 		tc_mark_miswired(n, port);
 		return;
 	}
@@ -798,7 +849,9 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 		 * is a miswired cable (tc_miswired()).
 		 */
 		if (tc_epoch_settled(n, k)) {
-			if (!(nb->flags & NB_PLACED) || tc_epoch_newcomer(n))
+			if (!(nb->flags & NB_PLACED) ||
+			    (tc_epoch_newcomer(n) &&
+			     !tc_gap_off_axis(n, port, pred)))
 				tc_epoch_start(n, k);
 			else
 				n->stats.refuted++;

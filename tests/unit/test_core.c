@@ -1263,6 +1263,155 @@ UNIT_TEST(core_crossed_plugs_on_mesh_refuted)
 	UNIT_CHECK(marked == 4 * trials);
 }
 
+/* node @u's label whose cable leads to node @v (-1: none) */
+static int cable_to(const struct fab *f, int u, int v)
+{
+	int p;
+
+	for (p = 0; p < 2 * f->ndims; p++)
+		if (f->peer[u][p] == v)
+			return p;
+	return -1;
+}
+
+/*
+ * Two cables plugged back crossed just after the fabric placed, while
+ * the nodes at their ends still count as newcomers (they joined a frame
+ * placed a few ticks before): on a 6x6x6 fabric with x a line, the
+ * cables (3,5,3)-(3,4,3) and (3,1,5)-(3,0,5) along the y ring become
+ * (3,5,3)-(3,0,5) and (3,1,5)-(3,4,3).  Each shows a turn on z too, off
+ * the axis it runs along: no ring grown at a seam shows that, so it is
+ * no reason to survey the rings again (during which no ring could
+ * refute it and it would enter the port map); it is refuted at once.
+ */
+UNIT_TEST(core_crossed_plugs_by_newcomers_refuted)
+{
+	int trial, inconsistent = 0, in_map = 0, unplaced = 0, marked = 0;
+	const int trials = 4;
+
+	for (trial = 0; trial < trials; trial++) {
+		int c[4][3] = { { 3, 5, 3 }, { 3, 4, 3 },
+				{ 3, 1, 5 }, { 3, 0, 5 } };
+		int end[4], u, t, i;
+		uint8_t port[4];
+
+		rng_state = 1007 + (uint64_t)trial;
+		fab_init(&F, "6x6x6", "011");
+		for (u = 0; u < F.nn; u++)
+			rand_perm(F.S[u], 3);
+		fab_setup(&F, 30);
+		for (i = 0; i < 4; i++)
+			end[i] = idx(&F, c[i]);
+		for (i = 0; i < 4; i++)
+			port[i] = (uint8_t)cable_to(&F, end[i], end[i ^ 1]);
+		/* the first node places */
+		for (t = 0; t < 400 && fab_check(&F) <= 0; t++)
+			fab_round(&F);
+		UNIT_CHECK(fab_check(&F) > 0);
+		for (i = 0; i < 4; i++)
+			tc_port_state(F.node[end[i]], port[i], false);
+		fab_run(&F, 10);
+		/* u0-u1 and u2-u3 become u0-u3 and u2-u1 */
+		for (i = 0; i < 4; i++) {
+			int j = 3 - i;
+
+			F.peer[end[i]][port[i]] = end[j];
+			F.peer_port[end[i]][port[i]] = port[j];
+		}
+		for (i = 0; i < 4; i++)
+			tc_port_state(F.node[end[i]], port[i], true);
+		for (t = 0; t < 300; t++) {
+			fab_round(&F);
+			inconsistent += fab_check(&F) < 0;
+			for (i = 0; i < 4; i++) {
+				struct tc_view v;
+
+				tc_view(F.node[end[i]], &v);
+				in_map += v.state == TC_PLACED &&
+					  port_in_map(&v, port[i]);
+			}
+		}
+		unplaced += fab_check(&F) != F.nn;
+		for (i = 0; i < 4; i++) {
+			struct tc_view v;
+
+			tc_view(F.node[end[i]], &v);
+			marked += !!(v.miswired & (1u << port[i]));
+		}
+		fab_free(&F);
+	}
+	UNIT_CHECK(inconsistent == 0);
+	UNIT_CHECK(in_map == 0);
+	UNIT_CHECK(unplaced == 0);
+	UNIT_CHECK(marked == 4 * trials);
+}
+
+/*
+ * A pair of cables plugged back crossed before anybody placed, on a
+ * 6x6x6 fabric with x a line: (3,2,1)-(2,2,1) and (3,1,2)-(2,1,2) become
+ * (3,2,1)-(2,1,2) and (3,1,2)-(2,2,1).  Both land one step off on both
+ * rings, a turn no single ring's growth shows: each is marked at once,
+ * placed or not, instead of refuting the rings' extents again and again
+ * (surveys without end, nobody placed) or lending its far node's
+ * coordinates.
+ */
+UNIT_TEST(core_crossed_plugs_before_placing_refuted)
+{
+	int trial, inconsistent = 0, in_map = 0, unplaced = 0, marked = 0;
+	const int trials = 3;
+
+	for (trial = 0; trial < trials; trial++) {
+		int c[4][3] = { { 3, 2, 1 }, { 2, 2, 1 },
+				{ 3, 1, 2 }, { 2, 1, 2 } };
+		int end[4], u, t, i;
+		uint8_t port[4];
+
+		rng_state = 2063 + (uint64_t)trial;
+		fab_init(&F, "6x6x6", "011");
+		for (u = 0; u < F.nn; u++)
+			rand_perm(F.S[u], 3);
+		fab_setup(&F, 30);
+		for (i = 0; i < 4; i++)
+			end[i] = idx(&F, c[i]);
+		for (i = 0; i < 4; i++)
+			port[i] = (uint8_t)cable_to(&F, end[i], end[i ^ 1]);
+		fab_run(&F, 12);
+		for (i = 0; i < 4; i++)
+			tc_port_state(F.node[end[i]], port[i], false);
+		fab_run(&F, 20);
+		/* u0-u1 and u2-u3 become u0-u3 and u2-u1 */
+		for (i = 0; i < 4; i++) {
+			F.peer[end[i]][port[i]] = end[3 - i];
+			F.peer_port[end[i]][port[i]] = port[3 - i];
+		}
+		for (i = 0; i < 4; i++)
+			tc_port_state(F.node[end[i]], port[i], true);
+		for (t = 0; t < 400; t++) {
+			fab_round(&F);
+			inconsistent += fab_check(&F) < 0;
+			for (i = 0; i < 4; i++) {
+				struct tc_view v;
+
+				tc_view(F.node[end[i]], &v);
+				in_map += v.state == TC_PLACED &&
+					  port_in_map(&v, port[i]);
+			}
+		}
+		unplaced += fab_check(&F) != F.nn;
+		for (i = 0; i < 4; i++) {
+			struct tc_view v;
+
+			tc_view(F.node[end[i]], &v);
+			marked += !!(v.miswired & (1u << port[i]));
+		}
+		fab_free(&F);
+	}
+	UNIT_CHECK(inconsistent == 0);
+	UNIT_CHECK(in_map == 0);
+	UNIT_CHECK(unplaced == 0);
+	UNIT_CHECK(marked == 4 * trials);
+}
+
 /*
  * Staggered starts: daemons start over 10x the quiet time in random
  * order (the cables have carrier from the start: the kernel is up, the
@@ -1521,6 +1670,8 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_lying_gcd_refuted),
 	UNIT_CASE(core_miswired_cable_returns),
 	UNIT_CASE(core_crossed_plugs_on_mesh_refuted),
+	UNIT_CASE(core_crossed_plugs_by_newcomers_refuted),
+	UNIT_CASE(core_crossed_plugs_before_placing_refuted),
 	UNIT_CASE(core_staggered_starts),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),
