@@ -1274,6 +1274,45 @@ static int cable_to(const struct fab *f, int u, int v)
 	return -1;
 }
 
+/* what a crossed pair of cables did: counted over the rounds after */
+struct crossed_count {
+	int inconsistent, in_map, unplaced, marked;
+};
+
+/*
+ * The cables at @end[0]-@end[1] and @end[2]-@end[3] (ports @port, carrier
+ * down) come back crossed, u0-u3 and u2-u1; @rounds rounds are counted
+ * into @k, and the fabric is freed.
+ */
+static void crossed_watch(const int *end, const uint8_t *port, int rounds,
+			  struct crossed_count *k)
+{
+	struct tc_view v;
+	int t, i;
+
+	for (i = 0; i < 4; i++) {
+		F.peer[end[i]][port[i]] = end[3 - i];
+		F.peer_port[end[i]][port[i]] = port[3 - i];
+	}
+	for (i = 0; i < 4; i++)
+		tc_port_state(F.node[end[i]], port[i], true);
+	for (t = 0; t < rounds; t++) {
+		fab_round(&F);
+		k->inconsistent += fab_check(&F) < 0;
+		for (i = 0; i < 4; i++) {
+			tc_view(F.node[end[i]], &v);
+			k->in_map += v.state == TC_PLACED &&
+				     port_in_map(&v, port[i]);
+		}
+	}
+	k->unplaced += fab_check(&F) != F.nn;
+	for (i = 0; i < 4; i++) {
+		tc_view(F.node[end[i]], &v);
+		k->marked += !!(v.miswired & (1u << port[i]));
+	}
+	fab_free(&F);
+}
+
 /*
  * Two cables plugged back crossed just after the fabric placed, while
  * the nodes at their ends still count as newcomers (they joined a frame
@@ -1286,7 +1325,8 @@ static int cable_to(const struct fab *f, int u, int v)
  */
 UNIT_TEST(core_crossed_plugs_by_newcomers_refuted)
 {
-	int trial, inconsistent = 0, in_map = 0, unplaced = 0, marked = 0;
+	struct crossed_count k = { 0 };
+	int trial;
 	const int trials = 4;
 
 	for (trial = 0; trial < trials; trial++) {
@@ -1311,39 +1351,12 @@ UNIT_TEST(core_crossed_plugs_by_newcomers_refuted)
 		for (i = 0; i < 4; i++)
 			tc_port_state(F.node[end[i]], port[i], false);
 		fab_run(&F, 10);
-		/* u0-u1 and u2-u3 become u0-u3 and u2-u1 */
-		for (i = 0; i < 4; i++) {
-			int j = 3 - i;
-
-			F.peer[end[i]][port[i]] = end[j];
-			F.peer_port[end[i]][port[i]] = port[j];
-		}
-		for (i = 0; i < 4; i++)
-			tc_port_state(F.node[end[i]], port[i], true);
-		for (t = 0; t < 300; t++) {
-			fab_round(&F);
-			inconsistent += fab_check(&F) < 0;
-			for (i = 0; i < 4; i++) {
-				struct tc_view v;
-
-				tc_view(F.node[end[i]], &v);
-				in_map += v.state == TC_PLACED &&
-					  port_in_map(&v, port[i]);
-			}
-		}
-		unplaced += fab_check(&F) != F.nn;
-		for (i = 0; i < 4; i++) {
-			struct tc_view v;
-
-			tc_view(F.node[end[i]], &v);
-			marked += !!(v.miswired & (1u << port[i]));
-		}
-		fab_free(&F);
+		crossed_watch(end, port, 300, &k);
 	}
-	UNIT_CHECK(inconsistent == 0);
-	UNIT_CHECK(in_map == 0);
-	UNIT_CHECK(unplaced == 0);
-	UNIT_CHECK(marked == 4 * trials);
+	UNIT_CHECK(k.inconsistent == 0);
+	UNIT_CHECK(k.in_map == 0);
+	UNIT_CHECK(k.unplaced == 0);
+	UNIT_CHECK(k.marked == 4 * trials);
 }
 
 /*
@@ -1357,13 +1370,14 @@ UNIT_TEST(core_crossed_plugs_by_newcomers_refuted)
  */
 UNIT_TEST(core_crossed_plugs_before_placing_refuted)
 {
-	int trial, inconsistent = 0, in_map = 0, unplaced = 0, marked = 0;
+	struct crossed_count k = { 0 };
+	int trial;
 	const int trials = 3;
 
 	for (trial = 0; trial < trials; trial++) {
 		int c[4][3] = { { 3, 2, 1 }, { 2, 2, 1 },
 				{ 3, 1, 2 }, { 2, 1, 2 } };
-		int end[4], u, t, i;
+		int end[4], u, i;
 		uint8_t port[4];
 
 		rng_state = 2063 + (uint64_t)trial;
@@ -1379,37 +1393,12 @@ UNIT_TEST(core_crossed_plugs_before_placing_refuted)
 		for (i = 0; i < 4; i++)
 			tc_port_state(F.node[end[i]], port[i], false);
 		fab_run(&F, 20);
-		/* u0-u1 and u2-u3 become u0-u3 and u2-u1 */
-		for (i = 0; i < 4; i++) {
-			F.peer[end[i]][port[i]] = end[3 - i];
-			F.peer_port[end[i]][port[i]] = port[3 - i];
-		}
-		for (i = 0; i < 4; i++)
-			tc_port_state(F.node[end[i]], port[i], true);
-		for (t = 0; t < 400; t++) {
-			fab_round(&F);
-			inconsistent += fab_check(&F) < 0;
-			for (i = 0; i < 4; i++) {
-				struct tc_view v;
-
-				tc_view(F.node[end[i]], &v);
-				in_map += v.state == TC_PLACED &&
-					  port_in_map(&v, port[i]);
-			}
-		}
-		unplaced += fab_check(&F) != F.nn;
-		for (i = 0; i < 4; i++) {
-			struct tc_view v;
-
-			tc_view(F.node[end[i]], &v);
-			marked += !!(v.miswired & (1u << port[i]));
-		}
-		fab_free(&F);
+		crossed_watch(end, port, 400, &k);
 	}
-	UNIT_CHECK(inconsistent == 0);
-	UNIT_CHECK(in_map == 0);
-	UNIT_CHECK(unplaced == 0);
-	UNIT_CHECK(marked == 4 * trials);
+	UNIT_CHECK(k.inconsistent == 0);
+	UNIT_CHECK(k.in_map == 0);
+	UNIT_CHECK(k.unplaced == 0);
+	UNIT_CHECK(k.marked == 4 * trials);
 }
 
 /*
