@@ -1274,6 +1274,25 @@ static int cable_to(const struct fab *f, int u, int v)
 	return -1;
 }
 
+/*
+ * A 6x6x6 fabric with x a line, every node cabled in a random rotation;
+ * @end: the nodes at coordinates @c, @port: their ports of the cables
+ * @end[0]-@end[1] and @end[2]-@end[3]
+ */
+static void crossed_setup(const int (*c)[3], int *end, uint8_t *port)
+{
+	int u, i;
+
+	fab_init(&F, "6x6x6", "011");
+	for (u = 0; u < F.nn; u++)
+		rand_perm(F.S[u], 3);
+	fab_setup(&F, 30);
+	for (i = 0; i < 4; i++)
+		end[i] = idx(&F, c[i]);
+	for (i = 0; i < 4; i++)
+		port[i] = (uint8_t)cable_to(&F, end[i], end[i ^ 1]);
+}
+
 /* what a crossed pair of cables did: counted over the rounds after */
 struct crossed_count {
 	int inconsistent, in_map, unplaced, marked;
@@ -1332,18 +1351,11 @@ UNIT_TEST(core_crossed_plugs_by_newcomers_refuted)
 	for (trial = 0; trial < trials; trial++) {
 		int c[4][3] = { { 3, 5, 3 }, { 3, 4, 3 },
 				{ 3, 1, 5 }, { 3, 0, 5 } };
-		int end[4], u, t, i;
+		int end[4], t, i;
 		uint8_t port[4];
 
 		rng_state = 1007 + (uint64_t)trial;
-		fab_init(&F, "6x6x6", "011");
-		for (u = 0; u < F.nn; u++)
-			rand_perm(F.S[u], 3);
-		fab_setup(&F, 30);
-		for (i = 0; i < 4; i++)
-			end[i] = idx(&F, c[i]);
-		for (i = 0; i < 4; i++)
-			port[i] = (uint8_t)cable_to(&F, end[i], end[i ^ 1]);
+		crossed_setup(c, end, port);
 		/* the first node places */
 		for (t = 0; t < 400 && fab_check(&F) <= 0; t++)
 			fab_round(&F);
@@ -1377,18 +1389,11 @@ UNIT_TEST(core_crossed_plugs_before_placing_refuted)
 	for (trial = 0; trial < trials; trial++) {
 		int c[4][3] = { { 3, 2, 1 }, { 2, 2, 1 },
 				{ 3, 1, 2 }, { 2, 1, 2 } };
-		int end[4], u, i;
+		int end[4], i;
 		uint8_t port[4];
 
 		rng_state = 2063 + (uint64_t)trial;
-		fab_init(&F, "6x6x6", "011");
-		for (u = 0; u < F.nn; u++)
-			rand_perm(F.S[u], 3);
-		fab_setup(&F, 30);
-		for (i = 0; i < 4; i++)
-			end[i] = idx(&F, c[i]);
-		for (i = 0; i < 4; i++)
-			port[i] = (uint8_t)cable_to(&F, end[i], end[i ^ 1]);
+		crossed_setup(c, end, port);
 		fab_run(&F, 12);
 		for (i = 0; i < 4; i++)
 			tc_port_state(F.node[end[i]], port[i], false);
