@@ -109,33 +109,19 @@ fuzz_one() { # HARNESS
 }
 
 # the short runs side by side (FUZZ_JOBS, default the CPUs: libFuzzer
-# uses one), each one's lines printed in order as it ends
+# uses one), each a run of this script for one harness
+# (tests/unit/par.sh prints each one's lines in order as it ends)
 status=0
-if [ "$long" = 1 ]; then
+if [ "$long" = 0 ] && [ ${#harnesses[@]} -gt 1 ]; then
+	cmds=()
+	for h in "${harnesses[@]}"; do
+		cmds+=("$here/run.sh $h")
+	done
+	bash "$here/../unit/par.sh" -j "${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}" \
+		"${cmds[@]}" || status=1
+else
 	for h in "${harnesses[@]}"; do
 		fuzz_one "$h" || status=1
-	done
-else
-	jobs=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
-	out=$(mktemp -d)
-	trap 'rm -rf "$out"' EXIT
-	declare -A job_of=() rc_of=()
-	next=0 shown=0 running=0 n=${#harnesses[@]}
-	while [ "$shown" -lt "$n" ]; do
-		while [ "$running" -lt "$jobs" ] && [ "$next" -lt "$n" ]; do
-			fuzz_one "${harnesses[$next]}" > "$out/$next" 2>&1 &
-			job_of[$!]=$next
-			next=$((next + 1))
-			running=$((running + 1))
-		done
-		wait -n -p pid
-		rc_of[${job_of[$pid]}]=$?
-		running=$((running - 1))
-		while [ "$shown" -lt "$n" ] && [ -n "${rc_of[$shown]:-}" ]; do
-			cat "$out/$shown"
-			[ "${rc_of[$shown]}" = 0 ] || status=1
-			shown=$((shown + 1))
-		done
 	done
 fi
 [ "$long" = 0 ] || { echo "# report: $report"; cat "$report"; }

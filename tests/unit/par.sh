@@ -4,7 +4,8 @@
 #
 #   par.sh [-j N] [-s BIN:K]... BIN...
 #
-# Runs each BIN (a unit.h binary, or any command without arguments), N at
+# Runs each BIN (a unit.h binary, or a command: its words separated by
+# spaces, none with a space of its own), N at
 # a time (default: the CPUs), BIN of "-s BIN:K" as K shards (UNIT_SHARD
 # i/K: every K-th case, unit.h), and prints each one's output (stdout and
 # stderr) whole, in the order given, as soon as it and those before it
@@ -44,10 +45,11 @@ show() { # print what has ended, in order
 }
 while [ "$shown" -lt "$n" ]; do
 	while [ "$running" -lt "$jobs" ] && [ "$next" -lt "$n" ]; do
+		read -ra cmd <<< "${cmds[$next]}"
 		if [ -n "${envs[$next]}" ]; then
-			UNIT_SHARD=${envs[$next]} "${cmds[$next]}" > "$tmp/$next" 2>&1 &
+			UNIT_SHARD=${envs[$next]} "${cmd[@]}" > "$tmp/$next" 2>&1 &
 		else
-			"${cmds[$next]}" > "$tmp/$next" 2>&1 &
+			"${cmd[@]}" > "$tmp/$next" 2>&1 &
 		fi
 		pidjob[$!]=$next
 		next=$((next + 1))
