@@ -93,7 +93,7 @@ check:
 check-full:
 	@$(MAKE) --no-print-directory deps
 	@if $(MAKE) --no-print-directory all; then \
-		tests/run unit core sim sim-full fuzz pkg kunit kunit-debug vm vm-two vm-full; \
+		tests/run unit core sim sim-full fuzz pkg vm vm-two vm-two-e1000 vm-full kunit kunit-debug; \
 	else tests/run --build-failed; fi
 
 unit:
