@@ -39,11 +39,11 @@ void tc_open_reset(struct tc_node *n)
 {
 	unsigned int k;
 
-	for (k = 0; k < TC_MAX_AXES; k++) {
-		n->omin[k] = INT16_MAX;
-		n->omax[k] = INT16_MIN;
-		n->clmin[k] = INT16_MAX;
-		n->clmax[k] = INT16_MIN;
+	for (k = 0; k < n->cfg.ndims; k++) {
+		tn_omin(n)[k] = INT16_MAX;
+		tn_omax(n)[k] = INT16_MIN;
+		tn_clmin(n)[k] = INT16_MAX;
+		tn_clmax(n)[k] = INT16_MIN;
 	}
 }
 
@@ -57,6 +57,7 @@ size_t tc_core_size(const struct tc_config *cfg)
 	size_t np = 2 * (size_t)(cfg->ndims ? cfg->ndims : 1);
 	size_t size = tc_align(sizeof(struct tc_node));
 
+	size += tc_align(TC_NODE_AX(np / 2));
 	size += tc_align(np * (sizeof(struct tc_nbr) + TC_NAX(np / 2)));
 	if (cfg->block_mode)
 		size += tc_align(np * sizeof(struct tc_face)) +
@@ -102,7 +103,7 @@ static int tc_config_check(const struct tc_config *cfg)
 
 static void tc_nbr_clear(struct tc_node *n, uint8_t port)
 {
-	struct tc_nbr *nb = &n->nbr[port];
+	struct tc_nbr *nb = &tn_nbr(n)[port];
 
 	memset(nb, 0, sizeof(*nb));
 	memset(tc_nax(n, nb), 0, TC_NAX(n->cfg.ndims));
@@ -119,7 +120,6 @@ int tc_node_init(struct tc_node *n, const struct tc_config *cfg,
 int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
 		    const struct tc_output *out, void *ls_mem)
 {
-	uint8_t *mem;
 	unsigned int axis, np;
 	int err = tc_config_check(cfg);
 
@@ -140,28 +140,16 @@ int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
 	n->out = *out;
 	np = tc_nports(n);
 
-	mem = (uint8_t *)n + tc_align(sizeof(*n));
-	n->nbr = (struct tc_nbr *)mem;
-	mem += tc_align(np * (sizeof(struct tc_nbr) + TC_NAX(cfg->ndims)));
-	if (cfg->block_mode) {
-		n->face = (struct tc_face *)mem;
-		mem += tc_align(np * sizeof(struct tc_face));
-		n->queue = mem;
-		mem += tc_align(TC_QUEUE * TC_QENT(cfg->ndims));
+	if (cfg->block_mode)
 		for (axis = 0; axis < np; axis++)
-			memset(n->face[axis].map, TC_NONE, TC_MAX_AXES);
-	} else {
-		n->hop2 = (uint32_t *)mem;
-		mem += tc_align((size_t)np * np * sizeof(uint32_t));
-	}
+			memset(tn_face(n)[axis].map, TC_NONE, TC_MAX_AXES);
 	tc_ls_init(n, ls_mem);
 	for (axis = 0; axis < np; axis++)
 		tc_nbr_clear(n, axis);
 
 	n->leader = cfg->id;
-	memset(n->R, TC_NONE, sizeof(n->R));
 	for (axis = 0; axis < cfg->ndims; axis++)
-		n->R[axis] = TORUS_DIR(axis, 0);
+		tn_R(n)[axis] = TORUS_DIR(axis, 0);
 	tc_open_reset(n);
 	n->cur = (uint8_t)((1u << cfg->ndims) - 1);
 	n->flags = TN_DIRTY | TN_CHANGED;
@@ -171,7 +159,7 @@ int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
 
 static void tc_nbr_drop(struct tc_node *n, uint8_t port)
 {
-	if (n->nbr[port].id)
+	if (tn_nbr(n)[port].id)
 		tc_changed(n);
 	tc_nbr_clear(n, port);
 }
@@ -220,20 +208,20 @@ bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
 		return false;
 	at[2] = tw_id_hash(n->cfg.id);
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 		uint8_t gd;
 		int s;
 
-		if (!nb->id || n->R[p >> 1] == TC_NONE ||
+		if (!nb->id || tn_R(n)[p >> 1] == TC_NONE ||
 		    !tc_trusted(n, (uint8_t)p))
 			continue;
-		gd = tc_dir_apply(n->R, (uint8_t)p);
+		gd = tc_dir_apply(tn_R(n), (uint8_t)p);
 		if ((gd >> 1) != k)
 			continue;
 		s = (gd & 1) ? -1 : 1;
 		at[2 + s] = tw_id_hash(nb->id);
 		/* the port opposite its end of our cable goes straight on */
-		if (n->hop2 && tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1])
+		if (tn_hop2(n) && tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1])
 			at[2 + 2 * s] = tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1];
 	}
 	for (i = 0; i < 5; i++)
@@ -253,13 +241,14 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 
 	/* a later epoch of a ring replaces what we knew of it */
 	for (k = 0; k < n->cfg.ndims; k++) {
-		if (tc_nb_epoch(n, nb)[k] > n->epoch[k])
+		if (tc_nb_epoch(n, nb)[k] > tn_epoch(n)[k])
 			tc_epoch_follow(n, k, nb);
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], tc_nb_gcd(n, nb)[k]);
+		uint16_t g = tc_gcd(tn_gcd(n)[k], tc_nb_gcd(n, nb)[k]);
 
-		if (tc_nb_epoch(n, nb)[k] != n->epoch[k] || g == n->gcd[k])
+		if (tc_nb_epoch(n, nb)[k] != tn_epoch(n)[k] ||
+		    g == tn_gcd(n)[k])
 			continue;
 		/* a ring we decided and show does not shrink: it grew */
 		if (tc_epoch_settled(n, k))
@@ -270,34 +259,34 @@ void tc_merge_extent(struct tc_node *n, const struct tc_nbr *nb)
 		}
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		uint16_t g = tc_gcd(n->gcd[k], tc_nb_gcd(n, nb)[k]);
+		uint16_t g = tc_gcd(tn_gcd(n)[k], tc_nb_gcd(n, nb)[k]);
 
 		/* a line counted from elsewhere (tcore_resume.c) */
 		if ((nb->kview ^ n->kview) & (1u << k))
 			continue;
-		if (tc_nb_epoch(n, nb)[k] != n->epoch[k])
-			g = n->gcd[k];
+		if (tc_nb_epoch(n, nb)[k] != tn_epoch(n)[k])
+			g = tn_gcd(n)[k];
 
-		if (g != n->gcd[k] || tc_nb_cmin(n, nb)[k] < n->cmin[k] ||
-		    tc_nb_cmax(n, nb)[k] > n->cmax[k] ||
-		    tc_nb_omin(n, nb)[k] < n->omin[k] ||
-		    tc_nb_omax(n, nb)[k] > n->omax[k] ||
-		    tc_nb_clmin(n, nb)[k] < n->clmin[k] ||
-		    tc_nb_clmax(n, nb)[k] > n->clmax[k])
+		if (g != tn_gcd(n)[k] || tc_nb_cmin(n, nb)[k] < tn_cmin(n)[k] ||
+		    tc_nb_cmax(n, nb)[k] > tn_cmax(n)[k] ||
+		    tc_nb_omin(n, nb)[k] < tn_omin(n)[k] ||
+		    tc_nb_omax(n, nb)[k] > tn_omax(n)[k] ||
+		    tc_nb_clmin(n, nb)[k] < tn_clmin(n)[k] ||
+		    tc_nb_clmax(n, nb)[k] > tn_clmax(n)[k])
 			tc_changed(n);
-		n->gcd[k] = g;
-		if (tc_nb_cmin(n, nb)[k] < n->cmin[k])
-			n->cmin[k] = tc_nb_cmin(n, nb)[k];
-		if (tc_nb_cmax(n, nb)[k] > n->cmax[k])
-			n->cmax[k] = tc_nb_cmax(n, nb)[k];
-		if (tc_nb_omin(n, nb)[k] < n->omin[k])
-			n->omin[k] = tc_nb_omin(n, nb)[k];
-		if (tc_nb_omax(n, nb)[k] > n->omax[k])
-			n->omax[k] = tc_nb_omax(n, nb)[k];
-		if (tc_nb_clmin(n, nb)[k] < n->clmin[k])
-			n->clmin[k] = tc_nb_clmin(n, nb)[k];
-		if (tc_nb_clmax(n, nb)[k] > n->clmax[k])
-			n->clmax[k] = tc_nb_clmax(n, nb)[k];
+		tn_gcd(n)[k] = g;
+		if (tc_nb_cmin(n, nb)[k] < tn_cmin(n)[k])
+			tn_cmin(n)[k] = tc_nb_cmin(n, nb)[k];
+		if (tc_nb_cmax(n, nb)[k] > tn_cmax(n)[k])
+			tn_cmax(n)[k] = tc_nb_cmax(n, nb)[k];
+		if (tc_nb_omin(n, nb)[k] < tn_omin(n)[k])
+			tn_omin(n)[k] = tc_nb_omin(n, nb)[k];
+		if (tc_nb_omax(n, nb)[k] > tn_omax(n)[k])
+			tn_omax(n)[k] = tc_nb_omax(n, nb)[k];
+		if (tc_nb_clmin(n, nb)[k] < tn_clmin(n)[k])
+			tn_clmin(n)[k] = tc_nb_clmin(n, nb)[k];
+		if (tc_nb_clmax(n, nb)[k] > tn_clmax(n)[k])
+			tn_clmax(n)[k] = tc_nb_clmax(n, nb)[k];
 	}
 }
 
@@ -388,14 +377,14 @@ static void tc_place_decided(struct tc_node *n)
  */
 bool tc_trusted(const struct tc_node *n, uint8_t p)
 {
-	const struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 	if (tc_usable(nb))
 		return true;
 	if ((nb->flags & NB_CONFLICT) || !(nb->flags & NB_FRAME) ||
-	    n->R[p >> 1] == TC_NONE ||
+	    tn_R(n)[p >> 1] == TC_NONE ||
 	    tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE ||
-	    tc_dir_apply(n->R, p) !=
+	    tc_dir_apply(tn_R(n), p) !=
 	    (tc_dir_apply(tc_nb_R(n, nb), nb->peer_port) ^ 1))
 		return false;
 	return tc_square_backed(n, p);
@@ -420,7 +409,7 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		return -EBADMSG;
 	}
 
-	nb = &n->nbr[port];
+	nb = &tn_nbr(n)[port];
 	if (nb->id != m.id || nb->peer_port != m.port) {
 		n->vports &= ~(1u << port);
 		tc_nbr_clear(n, port);
@@ -430,7 +419,7 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	}
 	nb->silent = 0;
 
-	if (n->hop2 && m.has_nbrs) {
+	if (tn_hop2(n) && m.has_nbrs) {
 		uint32_t *row = tc_hop2(n, port);
 
 		memset(row, 0, tc_nports(n) * sizeof(uint32_t));
@@ -518,7 +507,8 @@ static void tc_nbr_rank(const struct tc_node *n, const struct tc_nbr *nb,
 static void tc_my_rank(const struct tc_node *n, struct tc_rank *r)
 {
 	r->placed = n->flags & (TN_PLACED | TN_MEMBER);
-	r->size = tc_frame_size(n->cfg.ndims, n->gcd, n->cmin, n->cmax);
+	r->size = tc_frame_size(n->cfg.ndims, tn_gcd(n), tn_cmin(n),
+				tn_cmax(n));
 	r->leader = n->leader;
 }
 
@@ -534,7 +524,7 @@ static bool tc_frame_complete(const struct tc_node *n, const uint8_t *R)
 static bool tc_frame_via(const struct tc_node *n, uint8_t port, uint8_t *R,
 			 int16_t *coord)
 {
-	const struct tc_nbr *nb = &n->nbr[port];
+	const struct tc_nbr *nb = &tn_nbr(n)[port];
 	unsigned int a;
 
 	for (a = 0; a < n->cfg.ndims; a++) {
@@ -579,7 +569,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 	memset(R, TC_NONE, TC_MAX_AXES);
 	*confirmed = false;
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 		int16_t c[TC_MAX_AXES];
 		uint8_t g, img;
 
@@ -614,10 +604,10 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		/* they must agree on the frame's rings, and our place on
 		 * them up to whole turns (a made-up record rarely does) */
 		if (found && (memcmp(tc_nb_gcd(n, nb),
-				     tc_nb_gcd(n, &n->nbr[*src]),
+				     tc_nb_gcd(n, &tn_nbr(n)[*src]),
 				     n->cfg.ndims * sizeof(uint16_t)) ||
 			      memcmp(tc_nb_epoch(n, nb),
-				     tc_nb_epoch(n, &n->nbr[*src]),
+				     tc_nb_epoch(n, &tn_nbr(n)[*src]),
 				     n->cfg.ndims * sizeof(uint16_t))))
 			return -1;
 		for (k = 0; found && k < n->cfg.ndims; k++) {
@@ -639,53 +629,55 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 	return found;
 }
 
-/* @nd entries of a neighbor's per-axis state, and zero beyond */
+/* @nd entries of a neighbor's per-axis state */
 static void tc_take(void *dst, const void *src, unsigned int nd)
 {
 	memcpy(dst, src, nd * sizeof(uint16_t));
-	memset((uint16_t *)dst + nd, 0, (TC_MAX_AXES - nd) * sizeof(uint16_t));
 }
 
 /* Take the frame of the neighbor on @src with map @R and @coord. */
 static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		     const int16_t *coord)
 {
-	const struct tc_nbr *nb = &n->nbr[src];
+	const struct tc_nbr *nb = &tn_nbr(n)[src];
 	unsigned int k, nd = n->cfg.ndims;
 	struct tc_node old;
+	uint8_t old_ax[TC_NODE_AX(TC_MAX_AXES)];
 
 	if (nb->leader != n->leader) {
 		/* its extent record is the frame's: start from it */
 		memcpy(&old, n, sizeof(old));
+		memcpy(old_ax, tc_node_ax(n), TC_NODE_AX(nd));
 		if (nb->flags & NB_EXTENT) {
-			tc_take(n->gcd, tc_nb_gcd(n, nb), nd);
-			tc_take(n->cmin, tc_nb_cmin(n, nb), nd);
-			tc_take(n->cmax, tc_nb_cmax(n, nb), nd);
-			tc_take(n->omin, tc_nb_omin(n, nb), nd);
-			tc_take(n->omax, tc_nb_omax(n, nb), nd);
-			tc_take(n->clmin, tc_nb_clmin(n, nb), nd);
-			tc_take(n->clmax, tc_nb_clmax(n, nb), nd);
-			tc_take(n->epoch, tc_nb_epoch(n, nb), nd);
+			tc_take(tn_gcd(n), tc_nb_gcd(n, nb), nd);
+			tc_take(tn_cmin(n), tc_nb_cmin(n, nb), nd);
+			tc_take(tn_cmax(n), tc_nb_cmax(n, nb), nd);
+			tc_take(tn_omin(n), tc_nb_omin(n, nb), nd);
+			tc_take(tn_omax(n), tc_nb_omax(n, nb), nd);
+			tc_take(tn_clmin(n), tc_nb_clmin(n, nb), nd);
+			tc_take(tn_clmax(n), tc_nb_clmax(n, nb), nd);
+			tc_take(tn_epoch(n), tc_nb_epoch(n, nb), nd);
 			n->kview = nb->kview;
 		} else {
-			memset(n->gcd, 0, sizeof(n->gcd));
-			memset(n->epoch, 0, sizeof(n->epoch));
+			memset(tn_gcd(n), 0, nd * sizeof(uint16_t));
+			memset(tn_epoch(n), 0, nd * sizeof(uint16_t));
 			n->kview = 0;
-			memcpy(n->cmin, coord, sizeof(n->cmin));
-			memcpy(n->cmax, coord, sizeof(n->cmax));
+			memcpy(tn_cmin(n), coord, nd * sizeof(int16_t));
+			memcpy(tn_cmax(n), coord, nd * sizeof(int16_t));
 			tc_open_reset(n);
 		}
-		memcpy(n->R, R, sizeof(n->R));
+		memcpy(tn_R(n), R, nd);
 		/* a frame whose rings we can refute is not joined at all */
 		for (k = 0; k < nd; k++)
-			if (tc_ring_refuted(n, k, n->gcd[k])) {
+			if (tc_ring_refuted(n, k, tn_gcd(n)[k])) {
 				old.stats.refuted++;
 				memcpy(n, &old, sizeof(old));
+				memcpy(tc_node_ax(n), old_ax, TC_NODE_AX(nd));
 				return;
 			}
 		/* placed again only in the new frame, once it decides */
 		n->flags &= ~TN_PLACED;
-		memset(n->hold_dims, 0, sizeof(n->hold_dims));
+		memset(tn_hold_dims(n), 0, nd * sizeof(uint16_t));
 	}
 	/*
 	 * The leader is its frame's origin: a neighbor that places it
@@ -693,7 +685,7 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 	 * growth was seen), and following it would renumber the frame.
 	 */
 	if (nb->leader == n->leader && n->leader == n->cfg.id)
-		coord = n->coord;
+		coord = tn_coord(n);
 	/* a placed frame's, through a node placed in it or a member */
 	if ((nb->flags & NB_PLACED) || nb->member)
 		n->flags |= TN_MEMBER;
@@ -701,17 +693,17 @@ static void tc_adopt(struct tc_node *n, uint8_t src, const uint8_t *R,
 		n->flags &= ~TN_MEMBER;
 	/* our place comes from a neighbor current on every axis */
 	n->cur = (uint8_t)((1u << nd) - 1);
-	if (nb->leader != n->leader || memcmp(R, n->R, nd) ||
-	    memcmp(coord, n->coord, nd * sizeof(int16_t)))
+	if (nb->leader != n->leader || memcmp(R, tn_R(n), nd) ||
+	    memcmp(coord, tn_coord(n), nd * sizeof(int16_t)))
 		tc_changed(n);
 	n->leader = nb->leader;
-	memcpy(n->R, R, sizeof(n->R));
-	memcpy(n->coord, coord, nd * sizeof(int16_t));
+	memcpy(tn_R(n), R, nd);
+	memcpy(tn_coord(n), coord, nd * sizeof(int16_t));
 	for (k = 0; k < nd; k++) {
-		if (coord[k] < n->cmin[k])
-			n->cmin[k] = coord[k];
-		if (coord[k] > n->cmax[k])
-			n->cmax[k] = coord[k];
+		if (coord[k] < tn_cmin(n)[k])
+			tn_cmin(n)[k] = coord[k];
+		if (coord[k] > tn_cmax(n)[k])
+			tn_cmax(n)[k] = coord[k];
 	}
 	if (nb->flags & NB_PLACED)
 		tc_place_decided(n);
@@ -733,7 +725,7 @@ static void tc_follow(struct tc_node *n, uint8_t port)
  */
 static void tc_mark_miswired(struct tc_node *n, uint8_t p)
 {
-	struct tc_nbr *nb = &n->nbr[p];
+	struct tc_nbr *nb = &tn_nbr(n)[p];
 
 	if (nb->flags & NB_MISWIRED)
 		return;
@@ -757,9 +749,10 @@ static bool tc_line_gap(const struct tc_node *n, const struct tc_nbr *nb,
 	unsigned int k;
 
 	for (k = 0; k < n->cfg.ndims; k++)
-		if (pred[k] != n->coord[k] && tc_epoch_current(n, nb, k) &&
+		if (pred[k] != tn_coord(n)[k] && tc_epoch_current(n, nb, k) &&
 		    !((nb->kview ^ n->kview) & (1u << k)) &&
-		    (n->clmin[k] != INT16_MAX || n->clmax[k] != INT16_MIN))
+		    (tn_clmin(n)[k] != INT16_MAX ||
+		     tn_clmax(n)[k] != INT16_MIN))
 			return true;
 	return false;
 }
@@ -780,9 +773,9 @@ static bool tc_gap_two_rings(const struct tc_node *n, const struct tc_nbr *nb,
 	unsigned int k, rings = 0;
 
 	for (k = 0; k < n->cfg.ndims; k++) {
-		int gap = pred[k] - n->coord[k];
+		int gap = pred[k] - tn_coord(n)[k];
 
-		if (gap && n->gcd[k] && gap % n->gcd[k] &&
+		if (gap && tn_gcd(n)[k] && gap % tn_gcd(n)[k] &&
 		    tc_epoch_current(n, nb, k))
 			rings++;
 	}
@@ -799,16 +792,16 @@ static bool tc_gap_two_rings(const struct tc_node *n, const struct tc_nbr *nb,
 static bool tc_gap_off_axis(const struct tc_node *n, uint8_t port,
 			    const int16_t *pred)
 {
-	const struct tc_nbr *nb = &n->nbr[port];
+	const struct tc_nbr *nb = &tn_nbr(n)[port];
 	unsigned int k, axis;
 
-	if (n->R[port >> 1] == TC_NONE)
+	if (tn_R(n)[port >> 1] == TC_NONE)
 		return false;
-	axis = tc_dir_apply(n->R, port) >> 1;
+	axis = tc_dir_apply(tn_R(n), port) >> 1;
 	for (k = 0; k < n->cfg.ndims; k++) {
-		int gap = pred[k] - n->coord[k];
+		int gap = pred[k] - tn_coord(n)[k];
 
-		if (k != axis && gap && n->gcd[k] && gap % n->gcd[k] &&
+		if (k != axis && gap && tn_gcd(n)[k] && gap % tn_gcd(n)[k] &&
 		    tc_epoch_current(n, nb, k))
 			return true;
 	}
@@ -822,7 +815,7 @@ static bool tc_gap_off_axis(const struct tc_node *n, uint8_t port,
  */
 static void tc_check_extent(struct tc_node *n, uint8_t port)
 {
-	struct tc_nbr *nb = &n->nbr[port];
+	struct tc_nbr *nb = &tn_nbr(n)[port];
 	int16_t pred[TC_MAX_AXES];
 	unsigned int k;
 
@@ -834,13 +827,13 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 		return;
 	}
 	for (k = 0; k < n->cfg.ndims; k++) {
-		int gap = pred[k] - n->coord[k];
+		int gap = pred[k] - tn_coord(n)[k];
 		uint16_t g;
 
 		if (!gap || !tc_epoch_current(n, nb, k))
 			continue;
-		g = tc_gcd(n->gcd[k], (uint16_t)abs(gap));
-		if (g == n->gcd[k])
+		g = tc_gcd(tn_gcd(n)[k], (uint16_t)abs(gap));
+		if (g == tn_gcd(n)[k])
 			continue;
 		/*
 		 * A ring we decided and show: a newcomer's turn that does
@@ -863,14 +856,14 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 			 * refuting the frame's ring on a trusted cable
 			 * means the ring changed since it was decided.
 			 */
-			if (n->gcd[k] && !n->hold_dims[k])
+			if (tn_gcd(n)[k] && !tn_hold_dims(n)[k])
 				tc_epoch_start(n, k);
 			else
 				n->stats.refuted++;
 			continue;
 		}
-		if (g != n->gcd[k]) {
-			n->gcd[k] = g;
+		if (g != tn_gcd(n)[k]) {
+			tn_gcd(n)[k] = g;
 			tc_changed(n);
 		}
 	}
@@ -894,7 +887,7 @@ static bool tc_usable(const struct tc_nbr *nb)
  */
 static bool tc_turn_evidence(const struct tc_node *n, uint8_t p)
 {
-	const struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
 	    (nb->flags & NB_MISWIRED))
@@ -917,7 +910,7 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 	bool confirmed;
 
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (!nb->id || !(nb->flags & NB_PLACED) ||
 		    !(nb->flags & NB_FRAME))
@@ -937,7 +930,7 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 	}
 	if (bsrc < 0)
 		return;
-	if (n->nbr[bsrc].leader != n->leader) {
+	if (tn_nbr(n)[bsrc].leader != n->leader) {
 		tc_adopt(n, (uint8_t)bsrc, bR, bcoord);
 		return;
 	}
@@ -948,16 +941,17 @@ static void tc_join_placed(struct tc_node *n, const struct tc_rank *mine)
 	 * we lead it (tc_adopt()).
 	 */
 	for (a = 0; n->leader != n->cfg.id && a < n->cfg.ndims; a++)
-		if ((n->R[a] != TC_NONE &&
-		     !tc_same_image(n->gcd, n->R[a], bR[a])) ||
-		    (n->coord[a] != bcoord[a] && (n->cur & (1u << a)) &&
-		     (!n->gcd[a] || (n->coord[a] - bcoord[a]) % n->gcd[a]))) {
+		if ((tn_R(n)[a] != TC_NONE &&
+		     !tc_same_image(tn_gcd(n), tn_R(n)[a], bR[a])) ||
+		    (tn_coord(n)[a] != bcoord[a] && (n->cur & (1u << a)) &&
+		     (!tn_gcd(n)[a] ||
+		      (tn_coord(n)[a] - bcoord[a]) % tn_gcd(n)[a]))) {
 			tc_adopt(n, (uint8_t)bsrc, bR, bcoord);
 			return;
 		}
 	for (a = 0; a < n->cfg.ndims; a++)
-		if (n->R[a] == TC_NONE && bR[a] != TC_NONE) {
-			n->R[a] = bR[a];
+		if (tn_R(n)[a] == TC_NONE && bR[a] != TC_NONE) {
+			tn_R(n)[a] = bR[a];
 			tc_changed(n);
 		}
 	tc_place_decided(n);
@@ -972,7 +966,7 @@ static void tc_elect(struct tc_node *n)
 
 	tc_my_rank(n, &mine);
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		/* a ring surveyed again: not through a stale coordinate */
 		if (!tc_usable(nb) || !tc_frame_via(n, p, R, coord) ||
@@ -984,18 +978,18 @@ static void tc_elect(struct tc_node *n)
 			best_rank = r;
 		}
 	}
-	if (best >= 0 && n->nbr[best].leader != n->leader &&
+	if (best >= 0 && tn_nbr(n)[best].leader != n->leader &&
 	    tc_rank_above(&best_rank, &mine)) {
 		tc_follow(n, best);
 		return;
 	}
-	if (best >= 0 && n->nbr[best].leader == n->leader) {
+	if (best >= 0 && tn_nbr(n)[best].leader == n->leader) {
 		/*
 		 * A port that came (back) up needs an orientation, placed
 		 * or not: followed while its cable was silent, a placed
 		 * node would keep that axis out of its port map for good.
 		 */
-		if (!tc_frame_complete(n, n->R))
+		if (!tc_frame_complete(n, tn_R(n)))
 			tc_follow(n, best);
 		if (best_rank.placed)
 			/* our frame got placed: keep our place in it */
@@ -1009,7 +1003,8 @@ static bool tc_in_frame(const struct tc_node *n)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++)
-		if (tc_usable(&n->nbr[p]) && n->nbr[p].leader == n->leader)
+		if (tc_usable(&tn_nbr(n)[p]) &&
+		    tn_nbr(n)[p].leader == n->leader)
 			return true;
 	return false;
 }
@@ -1020,11 +1015,12 @@ static bool tc_in_frame(const struct tc_node *n)
  */
 static bool tc_island(const struct tc_node *n)
 {
-	uint32_t mine = tc_frame_size(n->cfg.ndims, n->gcd, n->cmin, n->cmax);
+	uint32_t mine = tc_frame_size(n->cfg.ndims, tn_gcd(n), tn_cmin(n),
+				      tn_cmax(n));
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (nb->id && (nb->flags & NB_FRAME) &&
 		    nb->leader != n->leader &&
@@ -1040,7 +1036,7 @@ static bool tc_has_nbr(const struct tc_node *n)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++)
-		if (n->nbr[p].id)
+		if (tn_nbr(n)[p].id)
 			return true;
 	return false;
 }
@@ -1057,10 +1053,10 @@ static void tc_send_all(struct tc_node *n)
 	 * into a wrong node, five distinct nodes that refute an honest ring
 	 */
 	for (p = 0; p < tc_nports(n); p++) {
-		if (!n->nbr[p].id || (n->nbr[p].flags & NB_MISWIRED))
+		if (!tn_nbr(n)[p].id || (tn_nbr(n)[p].flags & NB_MISWIRED))
 			continue;
 		labels[nn] = p;
-		hashes[nn++] = tw_id_hash(n->nbr[p].id);
+		hashes[nn++] = tw_id_hash(tn_nbr(n)[p].id);
 	}
 	if (n->flags & TN_PLACED)
 		flags |= TW_FRAME_PLACED;
@@ -1070,7 +1066,7 @@ static void tc_send_all(struct tc_node *n)
 	if (n->leader != n->cfg.id)
 		flags |= TW_FRAME_JOINED;
 	for (p = 0; p < tc_nports(n); p++)
-		if (n->nbr[p].id && (n->nbr[p].flags & NB_RESOLVED))
+		if (tn_nbr(n)[p].id && (tn_nbr(n)[p].flags & NB_RESOLVED))
 			flags |= TW_FRAME_JOINED;
 
 	for (p = 0; p < tc_nports(n); p++) {
@@ -1083,12 +1079,14 @@ static void tc_send_all(struct tc_node *n)
 		tw_put_port(&b, p);
 		if (!n->cfg.block_mode)
 			tw_put_nbrs(&b, nn, labels, hashes);
-		tw_put_frame(&b, n->leader, flags, n->cfg.ndims, n->R,
-			     n->coord);
-		tw_put_extent(&b, n->cfg.ndims, n->gcd, n->cmin, n->cmax);
-		tw_put_open(&b, n->cfg.ndims, n->omin, n->omax, n->clmin,
-			    n->clmax);
-		tw_put_epoch(&b, n->cfg.ndims, n->epoch, n->cur);
+		tw_put_frame(&b, n->leader, flags, n->cfg.ndims, tn_R(n),
+			     tn_coord(n));
+		tw_put_extent(&b, n->cfg.ndims, tn_gcd(n), tn_cmin(n),
+			      tn_cmax(n));
+		tw_put_open(&b, n->cfg.ndims, tn_omin(n), tn_omax(n),
+			    tn_clmin(n),
+			    tn_clmax(n));
+		tw_put_epoch(&b, n->cfg.ndims, tn_epoch(n), n->cur);
 		if (n->kview)
 			tw_put_kview(&b, n->cfg.ndims, n->kview);
 		if (n->cfg.block_mode)
@@ -1108,7 +1106,7 @@ static void tc_send_all(struct tc_node *n)
 /* Extent of global axis k as the view reports it (0: not yet known). */
 static int tc_extent(const struct tc_node *n, unsigned int k)
 {
-	return tc_axis_extent(n->gcd[k], n->cmin[k], n->cmax[k]);
+	return tc_axis_extent(tn_gcd(n)[k], tn_cmin(n)[k], tn_cmax(n)[k]);
 }
 
 /*
@@ -1121,7 +1119,7 @@ static bool tc_R_any(const struct tc_node *n)
 	unsigned int a;
 
 	for (a = 0; a < n->cfg.ndims; a++)
-		if (n->R[a] != TC_NONE)
+		if (tn_R(n)[a] != TC_NONE)
 			return true;
 	return false;
 }
@@ -1137,8 +1135,9 @@ static bool tc_R_any(const struct tc_node *n)
 static void tc_note_end(struct tc_node *n, uint8_t g, bool open)
 {
 	unsigned int k = g >> 1;
-	int16_t c = n->coord[k];
-	int16_t *lo = open ? n->omin : n->clmin, *hi = open ? n->omax : n->clmax;
+	int16_t c = tn_coord(n)[k];
+	int16_t *lo = open ? tn_omin(n) : tn_clmin(n);
+	int16_t *hi = open ? tn_omax(n) : tn_clmax(n);
 
 	if ((g & 1) && c < lo[k]) {
 		lo[k] = c;
@@ -1154,8 +1153,8 @@ static void tc_note_ends(struct tc_node *n)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++)
-		if (n->R[p >> 1] != TC_NONE)
-			tc_note_end(n, tc_dir_apply(n->R, (uint8_t)p),
+		if (tn_R(n)[p >> 1] != TC_NONE)
+			tc_note_end(n, tc_dir_apply(tn_R(n), (uint8_t)p),
 				    n->cfg.ports & (1u << p));
 }
 
@@ -1170,9 +1169,11 @@ static int tc_undecided_axis(const struct tc_node *n)
 
 	for (k = 0; k < n->cfg.ndims; k++)
 		if (!(n->cur & (1u << k)) ||
-		    (!n->gcd[k] &&
-		     (n->omin[k] <= n->cmin[k] || n->omax[k] >= n->cmax[k] ||
-		      n->clmin[k] > n->cmin[k] || n->clmax[k] < n->cmax[k])))
+		    (!tn_gcd(n)[k] &&
+		     (tn_omin(n)[k] <= tn_cmin(n)[k] ||
+		      tn_omax(n)[k] >= tn_cmax(n)[k] ||
+		      tn_clmin(n)[k] > tn_cmin(n)[k] ||
+		      tn_clmax(n)[k] < tn_cmax(n)[k])))
 			return (int)k;
 	return -1;
 }
@@ -1186,8 +1187,8 @@ static bool tc_smaller_than_block(const struct tc_node *n)
 	unsigned int a;
 
 	for (a = 0; a < n->cfg.ndims; a++)
-		if (n->R[a] != TC_NONE &&
-		    tc_extent(n, n->R[a] >> 1) < n->cfg.block_dims[a])
+		if (tn_R(n)[a] != TC_NONE &&
+		    tc_extent(n, tn_R(n)[a] >> 1) < n->cfg.block_dims[a])
 			return true;
 	return false;
 }
@@ -1207,7 +1208,7 @@ static uint8_t tc_ring2_dir(const struct tc_node *n, const uint8_t *coord,
 
 	if (!coord[k])
 		return TORUS_DIR(k, p & 1);
-	far = (n->vports & (1u << p)) ? n->vpeer[p] : n->nbr[p].peer_port;
+	far = (n->vports & (1u << p)) ? tn_vpeer(n)[p] : tn_nbr(n)[p].peer_port;
 	return TORUS_DIR(k, !(far & 1));
 }
 
@@ -1219,7 +1220,7 @@ static uint8_t tc_ring2_dir(const struct tc_node *n, const uint8_t *coord,
  */
 static bool tc_miswired(const struct tc_node *n, uint8_t p)
 {
-	const struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_nbr *nb = &tn_nbr(n)[p];
 	int16_t pred[TC_MAX_AXES];
 	unsigned int k;
 	uint8_t g;
@@ -1229,16 +1230,16 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 	if (!nb->id || !(nb->flags & NB_FRAME) || nb->leader != n->leader ||
 	    tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE)
 		return false;
-	g = tc_dir_apply(n->R, p);
+	g = tc_dir_apply(tn_R(n), p);
 	/*
 	 * On a ring of two both cables join the same pair: no sign.  Nor
 	 * while either end surveys the cable's ring: a grown ring of two
 	 * is oriented again, one node after the other.
 	 */
-	if (n->gcd[g >> 1] != 2 && tc_ring_settled_both(n, nb, g >> 1) &&
+	if (tn_gcd(n)[g >> 1] != 2 && tc_ring_settled_both(n, nb, g >> 1) &&
 	    g != (tc_dir_apply(tc_nb_R(n, nb), nb->peer_port) ^ 1))
 		return true;
-	memcpy(pred, n->coord, sizeof(pred));
+	memcpy(pred, tn_coord(n), n->cfg.ndims * sizeof(*pred));
 	tc_step(pred, g);
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int gap = pred[k] - tc_nb_coord(n, nb)[k];
@@ -1248,7 +1249,7 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 		 * cable shows a turn, the evidence tc_check_extent() wants.
 		 */
 		if (gap && tc_ring_settled_both(n, nb, k) &&
-		    (!n->gcd[k] || gap % n->gcd[k]))
+		    (!tn_gcd(n)[k] || gap % tn_gcd(n)[k]))
 			return true;
 	}
 	return false;
@@ -1257,7 +1258,7 @@ static bool tc_miswired(const struct tc_node *n, uint8_t p)
 /* the node across @p is one of our frame that knows where the cable lands */
 static bool tc_far_end_known(const struct tc_node *n, unsigned int p)
 {
-	const struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 	return nb->id && (nb->flags & NB_FRAME) && nb->leader == n->leader &&
 	       tc_nb_R(n, nb)[nb->peer_port >> 1] != TC_NONE;
@@ -1297,11 +1298,11 @@ static void tc_note_miswired(struct tc_node *n)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
+		struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (!(nb->flags & NB_MISWIRED))
 			continue;
-		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE ||
+		if (!(n->up & (1u << p)) || tn_R(n)[p >> 1] == TC_NONE ||
 		    !tc_far_end_known(n, p) || tc_miswired(n, (uint8_t)p)) {
 			nb->ok_ticks = 0;
 			continue;
@@ -1313,19 +1314,20 @@ static void tc_note_miswired(struct tc_node *n)
 		tc_changed(n);
 	}
 	for (p = 0; p < tc_nports(n); p++)
-		if ((n->up & (1u << p)) && !(n->nbr[p].flags & NB_MISWIRED) &&
-		    n->R[p >> 1] != TC_NONE && tc_far_end_known(n, p) &&
+		if ((n->up & (1u << p)) &&
+		    !(tn_nbr(n)[p].flags & NB_MISWIRED) &&
+		    tn_R(n)[p >> 1] != TC_NONE && tc_far_end_known(n, p) &&
 		    !tc_miswired(n, (uint8_t)p)) {
 			n->vports |= (uint16_t)(1u << p);
-			n->vpeer[p] = n->nbr[p].peer_port;
+			tn_vpeer(n)[p] = tn_nbr(n)[p].peer_port;
 		}
 	if (!(n->flags & TN_PLACED))
 		return;
 	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
+		struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if ((nb->flags & (NB_MISWIRED | NB_PLACED)) != NB_PLACED ||
-		    n->R[p >> 1] == TC_NONE || !tc_miswired(n, (uint8_t)p))
+		    tn_R(n)[p >> 1] == TC_NONE || !tc_miswired(n, (uint8_t)p))
 			continue;
 		tc_mark_miswired(n, (uint8_t)p);
 	}
@@ -1351,14 +1353,15 @@ void tc_tick(struct tc_node *n)
 
 	n->now++;
 	for (p = 0; p < tc_nports(n); p++)
-		if (n->nbr[p].id && ++n->nbr[p].silent > n->cfg.dead_ticks)
+		if (tn_nbr(n)[p].id &&
+		    ++tn_nbr(n)[p].silent > n->cfg.dead_ticks)
 			tc_nbr_drop(n, p);
 
 	if (n->cfg.block_mode)
 		tc_block_tick(n);
 
 	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
+		struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (!nb->id || (nb->flags & NB_CONFLICT))
 			continue;
@@ -1492,22 +1495,22 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 	if (v->state == TC_FAILED || v->state == TC_DISCOVERING)
 		return;
 
-	memcpy(v->offset, n->coord, n->cfg.ndims * sizeof(int16_t));
+	memcpy(v->offset, tn_coord(n), n->cfg.ndims * sizeof(int16_t));
 	for (k = 0; k < n->cfg.ndims; k++) {
 		int ext = tc_extent(n, k), c;
 
-		if (n->hold_dims[k]) {
+		if (tn_hold_dims(n)[k]) {
 			/* surveyed again: the place it was decided on */
-			v->dims[k] = n->hold_dims[k];
-			v->coord[k] = n->hold_coord[k];
+			v->dims[k] = tn_hold_dims(n)[k];
+			v->coord[k] = tn_hold_coord(n)[k];
 			v->wrap |= 1u << k;
 			continue;
 		}
-		if (n->gcd[k]) {
-			c = ((n->coord[k] % ext) + ext) % ext;
+		if (tn_gcd(n)[k]) {
+			c = ((tn_coord(n)[k] % ext) + ext) % ext;
 			v->wrap |= 1u << k;
 		} else {
-			c = n->coord[k] - n->cmin[k];
+			c = tn_coord(n)[k] - tn_cmin(n)[k];
 		}
 		if (ext > TORUS_MAX_EXTENT || c < 0 || c >= ext)
 			ext = c = 0;	/* not yet consistent */
@@ -1517,9 +1520,9 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 	for (p = 0; p < tc_nports(n); p++) {
 		uint8_t g;
 
-		if (!(n->up & (1u << p)) || n->R[p >> 1] == TC_NONE)
+		if (!(n->up & (1u << p)) || tn_R(n)[p >> 1] == TC_NONE)
 			continue;
-		if ((n->nbr[p].flags & NB_MISWIRED) ||
+		if ((tn_nbr(n)[p].flags & NB_MISWIRED) ||
 		    tc_miswired(n, (uint8_t)p)) {
 			v->miswired |= 1u << p;
 			continue;
@@ -1532,7 +1535,7 @@ void tc_view(const struct tc_node *n, struct tc_view *v)
 		 */
 		if (!(n->vports & (1u << p)) && !tc_far_end_known(n, p))
 			continue;
-		g = tc_dir_apply(n->R, p);
+		g = tc_dir_apply(tn_R(n), p);
 		/* shown as a ring of two: also while it is surveyed again,
 		 * its sign taken anew from the path it is reached along */
 		if (v->dims[g >> 1] == 2 && (v->wrap & (1u << (g >> 1))))
@@ -1547,7 +1550,7 @@ void tc_skip(struct tc_node *n, uint32_t ticks)
 
 	n->now += ticks;
 	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_nbr *nb = &n->nbr[p];
+		struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (nb->id)
 			nb->silent += ticks;
@@ -1559,10 +1562,10 @@ void tc_skip(struct tc_node *n, uint32_t ticks)
 	n->quiet = (uint16_t)(n->quiet + ticks > UINT16_MAX ? UINT16_MAX :
 			      n->quiet + ticks);
 	for (k = 0; k < n->cfg.ndims; k++)
-		if (n->gcd[k] == n->ring_seen[k] && (n->cur & (1u << k)))
-			n->ring_quiet[k] = (uint16_t)
-				(n->ring_quiet[k] + ticks > UINT16_MAX ?
-				 UINT16_MAX : n->ring_quiet[k] + ticks);
+		if (tn_gcd(n)[k] == tn_ring_seen(n)[k] && (n->cur & (1u << k)))
+			tn_ring_quiet(n)[k] = (uint16_t)
+				(tn_ring_quiet(n)[k] + ticks > UINT16_MAX ?
+				 UINT16_MAX : tn_ring_quiet(n)[k] + ticks);
 	tc_ls_skip(n, ticks);
 }
 

@@ -59,7 +59,7 @@ bool tc_epoch_source(const struct tc_node *n, const struct tc_nbr *nb)
 	if (tc_nbr_cur(n, nb) != (uint8_t)((1u << n->cfg.ndims) - 1))
 		return false;
 	return nb->leader != n->leader ||
-	       !memcmp(tc_nb_epoch(n, nb), n->epoch,
+	       !memcmp(tc_nb_epoch(n, nb), tn_epoch(n),
 		       n->cfg.ndims * sizeof(uint16_t));
 }
 
@@ -68,14 +68,14 @@ bool tc_epoch_current(const struct tc_node *n, const struct tc_nbr *nb,
 		      unsigned int k)
 {
 	return (n->cur & tc_nbr_cur(n, nb) & (1u << k)) &&
-	       n->epoch[k] == tc_nb_epoch(n, nb)[k];
+	       tn_epoch(n)[k] == tc_nb_epoch(n, nb)[k];
 }
 
 /* ...and we show the ring on @k: a cable along it can be judged */
 bool tc_ring_settled_both(const struct tc_node *n, const struct tc_nbr *nb,
 			  unsigned int k)
 {
-	return tc_epoch_current(n, nb, k) && !n->hold_dims[k];
+	return tc_epoch_current(n, nb, k) && !tn_hold_dims(n)[k];
 }
 
 /*
@@ -88,7 +88,7 @@ static void tc_epoch_forgive(struct tc_node *n)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++)
-		n->nbr[p].flags &= (uint8_t)~NB_MISWIRED;
+		tn_nbr(n)[p].flags &= (uint8_t)~NB_MISWIRED;
 }
 
 /*
@@ -105,14 +105,14 @@ static void tc_epoch_reorient(struct tc_node *n, unsigned int k)
 	unsigned int a, p;
 
 	for (a = 0; a < n->cfg.ndims; a++)
-		if (n->R[a] != TC_NONE && (n->R[a] >> 1) == k)
+		if (tn_R(n)[a] != TC_NONE && (tn_R(n)[a] >> 1) == k)
 			break;
 	if (a == n->cfg.ndims)
 		return;
-	n->R[a] = TC_NONE;
+	tn_R(n)[a] = TC_NONE;
 	for (p = 0; p < tc_nports(n); p++) {
-		tc_nb_map(n, &n->nbr[p])[a] = TC_NONE;
-		n->nbr[p].flags &= (uint8_t)~NB_RESOLVED;
+		tc_nb_map(n, &tn_nbr(n)[p])[a] = TC_NONE;
+		tn_nbr(n)[p].flags &= (uint8_t)~NB_RESOLVED;
 		/* squares from tables of before the growth lie */
 		tc_hop2_forget(n, (uint8_t)p);
 	}
@@ -125,36 +125,37 @@ static void tc_epoch_reorient(struct tc_node *n, unsigned int k)
 void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 		    uint16_t gcd)
 {
-	uint16_t old = n->gcd[k];
+	uint16_t old = tn_gcd(n)[k];
 	bool anchor = false;
 
 	if (n->flags & TN_PLACED) {
 		/* a place shown before is one the view could show */
-		if (!n->hold_dims[k] && old && old <= TORUS_MAX_EXTENT) {
-			n->hold_dims[k] = old;
-			n->hold_coord[k] = (uint8_t)tc_norm(n->coord[k], old);
+		if (!tn_hold_dims(n)[k] && old && old <= TORUS_MAX_EXTENT) {
+			tn_hold_dims(n)[k] = old;
+			tn_hold_coord(n)[k] =
+				(uint8_t)tc_norm(tn_coord(n)[k], old);
 		}
-		anchor = n->hold_dims[k] && !n->hold_coord[k] &&
+		anchor = tn_hold_dims(n)[k] && !tn_hold_coord(n)[k] &&
 			 tc_epoch_anchor(n);
 	} else {
 		/*
 		 * A leader restarted before it placed is still the origin
 		 * of its frame: without it no survey could ever finish.
 		 */
-		anchor = tc_epoch_anchor(n) && !n->coord[k];
+		anchor = tc_epoch_anchor(n) && !tn_coord(n)[k];
 	}
 	if (!anchor && old == 2)
 		tc_epoch_reorient(n, k);
 	if (anchor)
-		n->coord[k] = 0;
+		tn_coord(n)[k] = 0;
 	else if (old)
-		n->coord[k] = (int16_t)tc_norm(n->coord[k], old);
+		tn_coord(n)[k] = (int16_t)tc_norm(tn_coord(n)[k], old);
 	if (anchor)
 		n->cur |= (uint8_t)(1u << k);
 	else
 		n->cur &= (uint8_t)~(1u << k);
-	n->epoch[k] = epoch;
-	n->gcd[k] = gcd;
+	tn_epoch(n)[k] = epoch;
+	tn_gcd(n)[k] = gcd;
 	tc_epoch_forgive(n);
 	tc_changed(n);
 }
@@ -163,10 +164,10 @@ void tc_epoch_enter(struct tc_node *n, unsigned int k, uint16_t epoch,
 void tc_epoch_follow(struct tc_node *n, unsigned int k,
 		     const struct tc_nbr *nb)
 {
-	if (n->gcd[k] && tc_nb_gcd(n, nb)[k] == n->gcd[k] &&
+	if (tn_gcd(n)[k] && tc_nb_gcd(n, nb)[k] == tn_gcd(n)[k] &&
 	    (n->cur & (1u << k))) {
 		/* resumed after the survey: nothing to derive */
-		n->epoch[k] = tc_nb_epoch(n, nb)[k];
+		tn_epoch(n)[k] = tc_nb_epoch(n, nb)[k];
 		tc_epoch_forgive(n);
 		tc_changed(n);
 	} else {
@@ -179,7 +180,7 @@ void tc_epoch_follow(struct tc_node *n, unsigned int k,
 void tc_epoch_start(struct tc_node *n, unsigned int k)
 {
 	n->stats.resurveys++;
-	tc_epoch_enter(n, k, (uint16_t)(n->epoch[k] + 1), 0);
+	tc_epoch_enter(n, k, (uint16_t)(tn_epoch(n)[k] + 1), 0);
 }
 
 /* joined a placed frame so recently that its wiring may prove us wrong */
@@ -197,7 +198,7 @@ bool tc_epoch_newcomer(const struct tc_node *n)
  */
 bool tc_epoch_settled(const struct tc_node *n, unsigned int k)
 {
-	return (n->flags & TN_PLACED) && n->gcd[k] && !n->hold_dims[k] &&
+	return (n->flags & TN_PLACED) && tn_gcd(n)[k] && !tn_hold_dims(n)[k] &&
 	       (n->cur & (1u << k));
 }
 
@@ -207,11 +208,11 @@ static bool tc_newcomer_on_axis(const struct tc_node *n, unsigned int k)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (nb->id && !(nb->flags & NB_PLACED) &&
-		    n->R[p >> 1] != TC_NONE &&
-		    (tc_dir_apply(n->R, (uint8_t)p) >> 1) == k &&
+		    tn_R(n)[p >> 1] != TC_NONE &&
+		    (tc_dir_apply(tn_R(n), (uint8_t)p) >> 1) == k &&
 		    tc_trusted(n, (uint8_t)p))
 			return true;
 	}
@@ -226,11 +227,12 @@ static bool tc_newcomer_on_axis(const struct tc_node *n, unsigned int k)
  */
 bool tc_nbr_vouches(const struct tc_node *n, unsigned int p, unsigned int k)
 {
-	const struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 	return nb->id && (nb->flags & NB_FRAME) &&
 	       !(nb->flags & NB_MISWIRED) && nb->leader == n->leader &&
-	       tc_nb_epoch(n, nb)[k] == n->epoch[k] && (nb->cur & (1u << k)) &&
+	       tc_nb_epoch(n, nb)[k] == tn_epoch(n)[k] &&
+	       (nb->cur & (1u << k)) &&
 	       tc_nb_R(n, nb)[nb->peer_port >> 1] != TC_NONE &&
 	       tc_trusted(n, (uint8_t)p);
 }
@@ -244,14 +246,14 @@ static void tc_epoch_derive(struct tc_node *n, unsigned int k)
 		int16_t c[TC_MAX_AXES];
 
 		if (!tc_nbr_vouches(n, p, k) ||
-		    !(tc_nbr_cur(n, &n->nbr[p]) & (1u << k)))
+		    !(tc_nbr_cur(n, &tn_nbr(n)[p]) & (1u << k)))
 			continue;
-		tc_nbr_places_us(n, &n->nbr[p], c);
-		n->coord[k] = c[k];
-		if (c[k] < n->cmin[k])
-			n->cmin[k] = c[k];
-		if (c[k] > n->cmax[k])
-			n->cmax[k] = c[k];
+		tc_nbr_places_us(n, &tn_nbr(n)[p], c);
+		tn_coord(n)[k] = c[k];
+		if (c[k] < tn_cmin(n)[k])
+			tn_cmin(n)[k] = c[k];
+		if (c[k] > tn_cmax(n)[k])
+			tn_cmax(n)[k] = c[k];
 		n->cur |= (uint8_t)(1u << k);
 		tc_changed(n);
 		return;
@@ -267,11 +269,11 @@ static void tc_epoch_catch_up(struct tc_node *n, unsigned int k)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (nb->id && (nb->flags & NB_EXTENT) &&
 		    nb->leader == n->leader &&
-		    tc_nb_epoch(n, nb)[k] > n->epoch[k] &&
+		    tc_nb_epoch(n, nb)[k] > tn_epoch(n)[k] &&
 		    tc_trusted(n, (uint8_t)p))
 			tc_epoch_follow(n, k, nb);
 	}
@@ -294,7 +296,7 @@ static bool tc_epoch_at_origin(const struct tc_node *n)
 		return false;
 	for (k = 0; k < n->cfg.ndims; k++) {
 		if (!tc_epoch_settled(n, k) ||
-		    tc_norm(n->coord[k], n->gcd[k]))
+		    tc_norm(tn_coord(n)[k], tn_gcd(n)[k]))
 			return false;
 	}
 	return true;
@@ -306,7 +308,7 @@ void tc_epoch_tick(struct tc_node *n)
 
 	if (tc_epoch_at_origin(n))
 		for (k = 0; k < n->cfg.ndims; k++)
-			if (n->gcd[k] > 1)
+			if (tn_gcd(n)[k] > 1)
 				tc_epoch_start(n, k);
 	for (k = 0; k < n->cfg.ndims; k++) {
 		tc_epoch_catch_up(n, k);
@@ -317,20 +319,22 @@ void tc_epoch_tick(struct tc_node *n)
 		 */
 		if (tc_epoch_settled(n, k) &&
 		    (tc_newcomer_on_axis(n, k) || tc_epoch_newcomer(n)) &&
-		    tc_ring_refuted(n, k, n->gcd[k]))
+		    tc_ring_refuted(n, k, tn_gcd(n)[k]))
 			tc_epoch_start(n, k);
 		if (!(n->cur & (1u << k)))
 			tc_epoch_derive(n, k);
 		/* the extent found in this epoch, unchanged for K ticks */
-		if (n->gcd[k] != n->ring_seen[k] || !(n->cur & (1u << k))) {
-			n->ring_seen[k] = n->gcd[k];
-			n->ring_quiet[k] = 0;
-		} else if (n->ring_quiet[k] < UINT16_MAX) {
-			n->ring_quiet[k]++;
+		if (tn_gcd(n)[k] != tn_ring_seen(n)[k] ||
+		    !(n->cur & (1u << k))) {
+			tn_ring_seen(n)[k] = tn_gcd(n)[k];
+			tn_ring_quiet(n)[k] = 0;
+		} else if (tn_ring_quiet(n)[k] < UINT16_MAX) {
+			tn_ring_quiet(n)[k]++;
 		}
-		if (n->hold_dims[k] && n->gcd[k] && (n->cur & (1u << k)) &&
-		    n->ring_quiet[k] >= n->cfg.quiet_ticks) {
-			n->hold_dims[k] = 0;
+		if (tn_hold_dims(n)[k] && tn_gcd(n)[k] &&
+		    (n->cur & (1u << k)) &&
+		    tn_ring_quiet(n)[k] >= n->cfg.quiet_ticks) {
+			tn_hold_dims(n)[k] = 0;
 			/* marks of the survey's transients: judged again */
 			tc_epoch_forgive(n);
 			tc_changed(n);

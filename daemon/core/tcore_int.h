@@ -131,40 +131,14 @@ struct tc_node {
 	uint16_t hello_in;	/* ticks to the next keepalive */
 	uint16_t up;		/* ports with carrier */
 	uint16_t vports;	/* ports whose far end was verified since up */
-	uint8_t vpeer[TC_MAX_PORTS];	/* ... and the label it lands on */
 	uint8_t flags;
 	uint8_t reason;		/* enum tc_reason */
 	uint8_t nq;		/* queued face records */
 	uint32_t view_sum;	/* checksum of the last view, for generation */
 	/* the frame this node is in (its own until it follows) */
 	uint64_t leader;
-	uint8_t R[TC_MAX_AXES];
-	int16_t coord[TC_MAX_AXES];
-	/* extent discovery, in the frame's (global) axes */
-	uint16_t gcd[TC_MAX_AXES];
-	int16_t cmin[TC_MAX_AXES];
-	int16_t cmax[TC_MAX_AXES];
-	/*
-	 * Ends of lines: the lowest coordinate of a frame node with carrier
-	 * on its "-" port, the highest with carrier on its "+" port (open:
-	 * a node may be missing beyond), and the same for nodes with no
-	 * carrier there (closed).  A line's span is believed when each end
-	 * has a closed node and no open one.
-	 */
-	int16_t omin[TC_MAX_AXES];
-	int16_t omax[TC_MAX_AXES];
-	int16_t clmin[TC_MAX_AXES];
-	int16_t clmax[TC_MAX_AXES];
 	uint8_t reason_axis;	/* the undecided axis, for the reason */
-	/*
-	 * Rings surveyed again (tcore_epoch.c): a ring's extent holds for
-	 * an epoch of its axis; the wiring proving it longer starts the
-	 * next, in which coordinates along the axis are derived again from
-	 * the nodes that were at 0 (the anchors).  @cur: axes our
-	 * coordinate is current on in its epoch.  While a placed node's
-	 * ring is surveyed again, its view keeps @hold_dims/@hold_coord.
-	 */
-	uint16_t epoch[TC_MAX_AXES];
+	/* axes our coordinate is current on in its epoch (tcore_epoch.c) */
 	uint8_t cur;
 	/*
 	 * Lines counted from their start (tcore_resume.c): a frame counts
@@ -174,20 +148,108 @@ struct tc_node {
 	 * leader shows it the difference.
 	 */
 	uint8_t kview;
-	uint16_t hold_dims[TC_MAX_AXES];
-	uint8_t hold_coord[TC_MAX_AXES];
 	uint32_t placed_at;	/* tick we were last placed */
-	uint16_t ring_seen[TC_MAX_AXES];	/* extent seen at the last tick */
-	uint16_t ring_quiet[TC_MAX_AXES];	/* ticks it has not changed */
-	/* per port, indexed by label: 2 * ndims entries each */
-	struct tc_nbr *nbr;
-	uint32_t *hop2;		/* flat: [port][its label] neighbor hashes */
-	struct tc_face *face;	/* block: indexed by normal */
-	uint8_t *queue;		/* block: TC_QUEUE of TC_QENT() bytes */
 	/* link state (tcore_ls.c): its own memory, tc_ls_size() bytes */
 	struct tc_ls *ls;
-	uint8_t mem[];
 };
+
+#define TC_ALIGN8(size)	(((size) + 7) & ~(size_t)7)
+
+/*
+ * The node's per-axis state follows the struct, sized by its axes as a
+ * neighbor's is (TC_MAX_AXES entries each would be a fifth of a node's
+ * memory, mostly unused), ndims entries of each, in this order:
+ *
+ * int16_t coord;
+ * extent discovery, in the frame's (global) axes: uint16_t gcd,
+ *	int16_t cmin, cmax;
+ * ends of lines: the lowest coordinate of a frame node with carrier on
+ *	its "-" port, the highest with carrier on its "+" port (open: a
+ *	node may be missing beyond), and the same for nodes with no
+ *	carrier there (closed): int16_t omin, omax, clmin, clmax.  A
+ *	line's span is believed when each end has a closed node and no
+ *	open one;
+ * rings surveyed again (tcore_epoch.c): a ring's extent holds for an
+ *	epoch of its axis (uint16_t epoch); the wiring proving it longer
+ *	starts the next, in which coordinates along the axis are derived
+ *	again from the nodes that were at 0 (the anchors).  While a
+ *	placed node's ring is surveyed again, its view keeps hold_dims
+ *	and hold_coord;
+ * uint16_t hold_dims, ring_seen (extent seen at the last tick),
+ *	ring_quiet (ticks it has not changed);
+ * uint8_t R (the frame map), hold_coord;
+ * then per port (2 * ndims): uint8_t vpeer, the label a port's far end
+ *	was verified to land on (vports).
+ *
+ * Then the neighbors (tn_nbr(): per port, indexed by label) and their
+ * per-axis state, and either the
+ * table of neighbors' neighbors (flat) or the faces and the queue of
+ * face records (block), at offsets the axes give.
+ */
+#define TC_NODE_AX(ndims)	(28 * (size_t)(ndims))
+
+static inline uint8_t *tc_node_ax(const struct tc_node *n)
+{
+	return (uint8_t *)n + TC_ALIGN8(sizeof(*n));
+}
+
+#define TC_NODE_AXES(type, name, at)					\
+static inline type *tn_##name(const struct tc_node *n)			\
+{									\
+	return (type *)(void *)(tc_node_ax(n) + (at) * n->cfg.ndims);	\
+}
+TC_NODE_AXES(int16_t, coord, 0)
+TC_NODE_AXES(uint16_t, gcd, 2)
+TC_NODE_AXES(int16_t, cmin, 4)
+TC_NODE_AXES(int16_t, cmax, 6)
+TC_NODE_AXES(int16_t, omin, 8)
+TC_NODE_AXES(int16_t, omax, 10)
+TC_NODE_AXES(int16_t, clmin, 12)
+TC_NODE_AXES(int16_t, clmax, 14)
+TC_NODE_AXES(uint16_t, epoch, 16)
+TC_NODE_AXES(uint16_t, hold_dims, 18)
+TC_NODE_AXES(uint16_t, ring_seen, 20)
+TC_NODE_AXES(uint16_t, ring_quiet, 22)
+TC_NODE_AXES(uint8_t, R, 24)
+TC_NODE_AXES(uint8_t, hold_coord, 25)
+TC_NODE_AXES(uint8_t, vpeer, 26)
+#undef TC_NODE_AXES
+
+static inline struct tc_nbr *tn_nbr(const struct tc_node *n)
+{
+	return (struct tc_nbr *)(void *)(tc_node_ax(n) +
+					 TC_ALIGN8(TC_NODE_AX(n->cfg.ndims)));
+}
+
+/* where the neighbors' records end: the table or the faces start */
+static inline uint8_t *tc_node_rest(const struct tc_node *n)
+{
+	size_t nd = n->cfg.ndims;
+
+	return tc_node_ax(n) + TC_ALIGN8(TC_NODE_AX(nd)) +
+	       TC_ALIGN8(2 * nd * (sizeof(struct tc_nbr) + TC_NAX(nd)));
+}
+
+/* flat: [port][its label] neighbor hashes; NULL in block mode */
+static inline uint32_t *tn_hop2(const struct tc_node *n)
+{
+	if (n->cfg.block_mode)
+		return NULL;
+	return (uint32_t *)(void *)tc_node_rest(n);
+}
+
+/* block: the faces of my block, indexed by normal */
+static inline struct tc_face *tn_face(const struct tc_node *n)
+{
+	return (struct tc_face *)(void *)tc_node_rest(n);
+}
+
+/* block: TC_QUEUE of TC_QENT() bytes, after the faces */
+static inline uint8_t *tn_queue(const struct tc_node *n)
+{
+	return tc_node_rest(n) +
+	       TC_ALIGN8(2 * (size_t)n->cfg.ndims * sizeof(struct tc_face));
+}
 
 static inline uint8_t tc_dir_apply(const uint8_t *R, uint8_t dir)
 {
@@ -209,7 +271,7 @@ static inline uint8_t *tc_nax(const struct tc_node *n,
 {
 	size_t nd = n->cfg.ndims;
 
-	return (uint8_t *)(n->nbr + 2 * nd) + (nb - n->nbr) * TC_NAX(nd);
+	return (uint8_t *)(tn_nbr(n) + 2 * nd) + (nb - tn_nbr(n)) * TC_NAX(nd);
 }
 
 #define TC_NB_AXES(type, name, at)					\
@@ -246,13 +308,13 @@ static inline uint8_t tc_nbr_cur(const struct tc_node *n,
 
 static inline uint32_t *tc_hop2(struct tc_node *n, uint8_t port)
 {
-	return n->hop2 + (size_t)port * tc_nports(n);
+	return tn_hop2(n) + (size_t)port * tc_nports(n);
 }
 
 /* forget the neighbor table the node on @port sent */
 static inline void tc_hop2_forget(struct tc_node *n, uint8_t port)
 {
-	if (n->hop2)
+	if (tn_hop2(n))
 		memset(tc_hop2(n, port), 0, tc_nports(n) * sizeof(uint32_t));
 }
 
@@ -263,7 +325,7 @@ static inline uint8_t tc_live_axes(const struct tc_node *n)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++)
-		if (n->nbr[p].id)
+		if (tn_nbr(n)[p].id)
 			axes |= 1u << (p >> 1);
 	return axes;
 }

@@ -361,9 +361,9 @@ static uint32_t ls_across(const struct tc_node *n, uint8_t p)
 	const struct tc_ls *ls = n->ls;
 	uint8_t c[TC_MAX_AXES], g;
 
-	if (n->R[p >> 1] == TC_NONE)
+	if (tn_R(n)[p >> 1] == TC_NONE)
 		return LS_EMPTY;
-	g = tc_dir_apply(n->R, p);
+	g = tc_dir_apply(tn_R(n), p);
 	ls_coord(ls, n->cfg.ndims, ls->self, c);
 	if (!ls_dir_exists(ls, c, g))
 		return LS_EMPTY;
@@ -389,10 +389,10 @@ static bool ls_hears_us(const struct tc_node *n, uint8_t q)
 {
 	const uint32_t *row;
 
-	if (!n->hop2)
+	if (!tn_hop2(n))
 		return false;
-	row = n->hop2 + (size_t)q * tc_nports(n);
-	return row[n->nbr[q].peer_port] == tw_id_hash(n->cfg.id);
+	row = tn_hop2(n) + (size_t)q * tc_nports(n);
+	return row[tn_nbr(n)[q].peer_port] == tw_id_hash(n->cfg.id);
 }
 
 static uint8_t ls_hearsay(const struct tc_node *n, uint8_t port,
@@ -408,7 +408,7 @@ static uint8_t ls_hearsay(const struct tc_node *n, uint8_t port,
 		if (!(ls->adj & (1u << q)) || q == port ||
 		    ls_across(n, q) != key || !ls_hears_us(n, q))
 			continue;
-		g = tc_dir_apply(n->R, q);
+		g = tc_dir_apply(tn_R(n), q);
 		/* on a ring of two both of its cables on the axis reach us */
 		to_us = ls->dims[g >> 1] == 2 ? (uint16_t)(3u << (g & ~1u)) :
 						(uint16_t)(1u << (g ^ 1));
@@ -421,7 +421,7 @@ static uint8_t ls_hearsay(const struct tc_node *n, uint8_t port,
 /* a neighbor we exchange link state with: placed in our frame */
 static bool ls_nbr_ok(const struct tc_node *n, uint8_t p)
 {
-	const struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 	return nb->id && (nb->flags & (NB_FRAME | NB_PLACED | NB_MISWIRED)) ==
 			 (NB_FRAME | NB_PLACED) && nb->leader == n->leader;
@@ -453,7 +453,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 	 * the old numbering would name the wrong reporters)
 	 */
 	if (!ls->leader || m.leader != ls->leader || m.geom != ls->geom ||
-	    m.id != n->nbr[port].id || !ls_nbr_ok(n, port)) {
+	    m.id != tn_nbr(n)[port].id || !ls_nbr_ok(n, port)) {
 		n->ls->st.foreign++;
 		return 0;
 	}
@@ -475,7 +475,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		if (i < LS_AHEAD)
 			ls_prefetch(ls, key[i], full);
 	}
-	n->nbr[port].silent = 0;
+	tn_nbr(n)[port].silent = 0;
 	if (!m.nrec) {
 		/* a new adjacency asks for the whole database */
 		ls->sync |= (uint16_t)(1u << port);
@@ -548,7 +548,7 @@ int tc_ls_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 static bool ls_settling_unknown(const struct tc_node *n, uint8_t p)
 {
 	return n->ls->settle_in &&
-	       (p == TC_NONE || (!n->nbr[p].id && (n->up & (1u << p))));
+	       (p == TC_NONE || (!tn_nbr(n)[p].id && (n->up & (1u << p))));
 }
 
 /*
@@ -566,7 +566,7 @@ static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 	ls->unknown = false;
 
 	for (p = 0; p < tc_nports(n); p++) {
-		if (!n->nbr[p].id || ls_nbr_ok(n, p))
+		if (!tn_nbr(n)[p].id || ls_nbr_ok(n, p))
 			ls_unready(ls)[p] = 0;
 		else if (ls_unready(ls)[p] <= hold)
 			ls_unready(ls)[p]++;
@@ -579,7 +579,8 @@ static uint16_t ls_own_mask(struct tc_node *n, const struct tc_view *v)
 			ls->unknown = true;
 			continue;
 		}
-		if (p == TC_NONE || !n->nbr[p].id || ls_unready(ls)[p] > hold)
+		if (p == TC_NONE || !tn_nbr(n)[p].id ||
+		    ls_unready(ls)[p] > hold)
 			mask |= (uint16_t)(1u << g);
 	}
 	return mask;
@@ -640,9 +641,9 @@ static void ls_adjacency(struct tc_node *n, const struct tc_view *v)
 		if (!(adj & (1u << p)))
 			continue;
 		if ((ls->adj & (1u << p)) &&
-		    ls_adj_id(ls)[p] == tw_id_hash(n->nbr[p].id))
+		    ls_adj_id(ls)[p] == tw_id_hash(tn_nbr(n)[p].id))
 			continue;
-		ls_adj_id(ls)[p] = tw_id_hash(n->nbr[p].id);
+		ls_adj_id(ls)[p] = tw_id_hash(tn_nbr(n)[p].id);
 		ls->sync |= (uint16_t)(1u << p);
 		ls_sync_pos(ls)[p] = 0;
 		tw_ls_init(&b, buf, sizeof(buf), n->cfg.ndims, n->cfg.id,
@@ -876,7 +877,7 @@ static uint32_t ls_signature(const struct tc_node *n)
 	h = (h ^ n->generation) * 16777619u;
 	h = (h ^ n->up) * 16777619u;
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		h = (h ^ (uint32_t)nb->id ^ (uint32_t)(nb->id >> 32)) *
 		    16777619u;

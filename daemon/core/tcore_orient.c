@@ -74,14 +74,15 @@ bool tc_square_backed(const struct tc_node *n, uint8_t p)
 	unsigned int a;
 
 	for (a = 0; a < n->cfg.ndims; a++)
-		if (a != (p >> 1u) && tc_nb_map(n, &n->nbr[p])[a] != TC_NONE)
+		if (a != (p >> 1u) &&
+		    tc_nb_map(n, &tn_nbr(n)[p])[a] != TC_NONE)
 			return true;
 	return false;
 }
 
 void tc_resolve_flat(struct tc_node *n, uint8_t p)
 {
-	struct tc_nbr *nb = &n->nbr[p];
+	struct tc_nbr *nb = &tn_nbr(n)[p];
 	const uint32_t *vrow = tc_hop2(n, p);
 	uint32_t me = tw_id_hash(n->cfg.id);
 	uint8_t q = nb->peer_port, np = tc_nports(n);
@@ -95,7 +96,7 @@ void tc_resolve_flat(struct tc_node *n, uint8_t p)
 			continue;
 		for (s = 0; s < 2; s++) {
 			uint8_t beta = TORUS_DIR(axis, s);
-			const struct tc_nbr *x = &n->nbr[beta];
+			const struct tc_nbr *x = &tn_nbr(n)[beta];
 			const uint32_t *xrow = tc_hop2(n, beta);
 
 			if (!x->id)
@@ -154,7 +155,7 @@ static uint16_t tc_block_ports(const struct tc_node *n)
 	unsigned int p;
 
 	for (p = 0; p < tc_nports(n); p++)
-		if ((n->up & (1u << p)) && tc_same_block(n, &n->nbr[p]))
+		if ((n->up & (1u << p)) && tc_same_block(n, &tn_nbr(n)[p]))
 			ports |= 1u << p;
 	return ports;
 }
@@ -197,7 +198,7 @@ static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
 		n->stats.queue_drops++;
 		return;
 	}
-	q = n->queue + n->nq * TC_QENT(nd);
+	q = tn_queue(n) + n->nq * TC_QENT(nd);
 	memcpy(q, &ports, 2);
 	memcpy(q + 2, &rec->block, 4);
 	q[6] = rec->normal;
@@ -234,7 +235,7 @@ static void tc_face_failed(struct tc_node *n, struct tc_face *f, bool final)
 static struct tc_face *tc_face_seen(struct tc_node *n, uint8_t normal,
 				    uint32_t block)
 {
-	struct tc_face *f = &n->face[normal];
+	struct tc_face *f = &tn_face(n)[normal];
 
 	if (f->status == FACE_NONE) {
 		f->status = FACE_SEEN;
@@ -344,7 +345,7 @@ static void tc_face_reopen(struct tc_node *n, struct tc_face *f)
 static bool tc_own_record(const struct tc_node *n, uint8_t p,
 			  struct tw_face *rec)
 {
-	const struct tc_nbr *nb = &n->nbr[p];
+	const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 	if (!nb->id || !(nb->flags & NB_BLOCK) || tc_same_block(n, nb))
 		return false;
@@ -363,7 +364,7 @@ static bool tc_own_record(const struct tc_node *n, uint8_t p,
  */
 uint32_t tc_face_retry_in(const struct tc_node *n, uint8_t p)
 {
-	const struct tc_face *f = &n->face[p];
+	const struct tc_face *f = &tn_face(n)[p];
 	struct tw_face mine;
 	uint32_t age = n->now - f->seen_at;
 
@@ -382,7 +383,7 @@ uint32_t tc_face_retry_in(const struct tc_node *n, uint8_t p)
 static void tc_block_rx_across(struct tc_node *n, uint8_t port,
 			       const struct tw_msg *m)
 {
-	const struct tc_nbr *from = &n->nbr[port];
+	const struct tc_nbr *from = &tn_nbr(n)[port];
 	struct tc_face *f;
 	unsigned int i, b;
 
@@ -442,7 +443,7 @@ static void tc_face_cable(struct tc_node *n, struct tc_face *f,
 
 void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 {
-	const struct tc_nbr *from = &n->nbr[port];
+	const struct tc_nbr *from = &tn_nbr(n)[port];
 	unsigned int i;
 
 	if (!(from->flags & NB_BLOCK))
@@ -515,7 +516,7 @@ void tc_block_tick(struct tc_node *n)
 
 		if (!tc_own_record(n, p, &mine))
 			continue;
-		f = &n->face[p];
+		f = &tn_face(n)[p];
 		/*
 		 * Our cable on this face leads to another block than the
 		 * face was seen with: the face was recabled (a fabric grown
@@ -541,7 +542,7 @@ void tc_block_tick(struct tc_node *n)
 		}
 	}
 	for (p = 0; p < tc_nports(n); p++) {
-		struct tc_face *f = &n->face[p];
+		struct tc_face *f = &tn_face(n)[p];
 
 		/* not placed: a face that timed out long ago is tried again */
 		if (tc_face_retry_in(n, (uint8_t)p) == 1 &&
@@ -559,8 +560,8 @@ void tc_block_tick(struct tc_node *n)
 
 void tc_resolve_block(struct tc_node *n, uint8_t p)
 {
-	struct tc_nbr *nb = &n->nbr[p];
-	const struct tc_face *f = &n->face[p];
+	struct tc_nbr *nb = &tn_nbr(n)[p];
+	const struct tc_face *f = &tn_face(n)[p];
 	unsigned int a;
 
 	if (!(nb->flags & NB_BLOCK))
@@ -588,18 +589,18 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 	unsigned int i, nd = n->cfg.ndims;
 
 	tw_put_block(b, n->cfg.block_id, n->cfg.ndims, n->cfg.block_coord);
-	if (!tc_same_block(n, &n->nbr[port]) &&
-	    n->face[port].status == FACE_RESOLVED) {
+	if (!tc_same_block(n, &tn_nbr(n)[port]) &&
+	    tn_face(n)[port].status == FACE_RESOLVED) {
 		struct tw_orient o = {
-			.block = n->face[port].block,
+			.block = tn_face(n)[port].block,
 			.normal = port,
 		};
 
-		memcpy(o.map, n->face[port].map, n->cfg.ndims);
+		memcpy(o.map, tn_face(n)[port].map, n->cfg.ndims);
 		tw_put_orient(b, n->cfg.ndims, &o);
 	}
 	for (i = 0; i < n->nq; i++) {
-		const uint8_t *q = n->queue + i * TC_QENT(nd);
+		const uint8_t *q = tn_queue(n) + i * TC_QENT(nd);
 		struct tw_face rec;
 		uint16_t ports;
 
@@ -615,7 +616,7 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 		tw_put_face(b, nd, &rec);
 	}
 	for (i = 0; i < tc_nports(n); i++) {
-		const struct tc_face *f = &n->face[i];
+		const struct tc_face *f = &tn_face(n)[i];
 		struct tw_orient o;
 
 		if (!(f->fwd_ports & (1u << port)))
@@ -635,7 +636,7 @@ void tc_block_sent(struct tc_node *n)
 
 	n->nq = 0;
 	for (i = 0; i < tc_nports(n); i++)
-		n->face[i].fwd_ports = 0;
+		tn_face(n)[i].fwd_ports = 0;
 }
 
 /* A face is still being oriented: the block's frame is not final. */
@@ -644,7 +645,7 @@ bool tc_block_pending(const struct tc_node *n)
 	unsigned int i;
 
 	for (i = 0; i < tc_nports(n); i++)
-		if (n->face[i].status == FACE_SEEN)
+		if (tn_face(n)[i].status == FACE_SEEN)
 			return true;
 	return false;
 }
@@ -656,9 +657,9 @@ bool tc_block_cut_off(const struct tc_node *n)
 	unsigned int i;
 
 	for (i = 0; i < tc_nports(n); i++) {
-		if (n->face[i].status == FACE_RESOLVED)
+		if (tn_face(n)[i].status == FACE_RESOLVED)
 			return false;
-		if (n->face[i].status == FACE_FAILED)
+		if (tn_face(n)[i].status == FACE_FAILED)
 			failed = true;
 	}
 	return failed;

@@ -19,7 +19,7 @@ void tc_nbr_info(const struct tc_node *n, uint8_t port,
 	if (port >= tc_nports(n) || !(n->cfg.ports & (1u << port)))
 		return;
 	info->carrier = !!(n->up & (1u << port));
-	nb = &n->nbr[port];
+	nb = &tn_nbr(n)[port];
 	if (!nb->id) {
 		info->status = TC_NBR_NONE;
 		return;
@@ -68,7 +68,7 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 	next = tc_min(next, (uint32_t)n->hello_in + 1);
 	/* a neighbor is dropped on the tick its silence exceeds dead_ticks */
 	for (p = 0; p < tc_nports(n); p++) {
-		const struct tc_nbr *nb = &n->nbr[p];
+		const struct tc_nbr *nb = &tn_nbr(n)[p];
 
 		if (!nb->id)
 			continue;
@@ -90,22 +90,22 @@ uint32_t tc_next_deadline(const struct tc_node *n)
 		next = tc_min(next, (uint32_t)(n->cfg.quiet_ticks - n->quiet));
 	/* a ring surveyed again shows its new extent once it held K ticks */
 	for (p = 0; p < n->cfg.ndims; p++) {
-		if (!n->hold_dims[p])
+		if (!tn_hold_dims(n)[p])
 			continue;
 		/* no extent yet: only a message brings it */
-		if (!n->gcd[p] || !(n->cur & (1u << p)))
+		if (!tn_gcd(n)[p] || !(n->cur & (1u << p)))
 			continue;
-		if (n->ring_quiet[p] >= n->cfg.quiet_ticks)
+		if (tn_ring_quiet(n)[p] >= n->cfg.quiet_ticks)
 			return 1;
 		next = tc_min(next, (uint32_t)(n->cfg.quiet_ticks -
-					       n->ring_quiet[p]));
+					       tn_ring_quiet(n)[p]));
 	}
 	if (n->cfg.block_mode) {
 		/* face records waiting to be forwarded */
 		if (n->nq)
 			return 1;
 		for (p = 0; p < tc_nports(n); p++) {
-			const struct tc_face *f = &n->face[p];
+			const struct tc_face *f = &tn_face(n)[p];
 			uint32_t age = n->now - f->seen_at;
 
 			/* a face that timed out: tried again */
@@ -131,7 +131,7 @@ bool tc_surveying(const struct tc_node *n)
 	if (n->cur != (uint8_t)((1u << n->cfg.ndims) - 1))
 		return true;
 	for (k = 0; k < n->cfg.ndims; k++)
-		if (n->hold_dims[k])
+		if (tn_hold_dims(n)[k])
 			return true;
 	return false;
 }

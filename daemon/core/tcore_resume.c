@@ -49,7 +49,7 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 				return -EINVAL;	/* two axes onto one */
 	}
 	n->leader = v->leader;
-	memcpy(n->R, R, sizeof(n->R));
+	memcpy(tn_R(n), R, n->cfg.ndims);
 	tc_open_reset(n);	/* the kernel's placement was decided */
 	/*
 	 * The cables the kernel forwards on were verified before.  On a
@@ -63,20 +63,20 @@ int tc_node_restore(struct tc_node *n, const struct tc_view *v)
 		if (p == TC_NONE)
 			continue;
 		n->vports |= (uint16_t)(1u << p);
-		n->vpeer[p] = (uint8_t)!(g & 1);
+		tn_vpeer(n)[p] = (uint8_t)!(g & 1);
 	}
 	n->kview = 0;
 	for (k = 0; k < n->cfg.ndims; k++) {
-		n->coord[k] = v->coord[k];
-		n->gcd[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;
-		n->cmin[k] = 0;
-		n->cmax[k] = (int16_t)(v->dims[k] - 1);
+		tn_coord(n)[k] = v->coord[k];
+		tn_gcd(n)[k] = (v->wrap & (1u << k)) ? v->dims[k] : 0;
+		tn_cmin(n)[k] = 0;
+		tn_cmax(n)[k] = (int16_t)(v->dims[k] - 1);
 		if (!(v->wrap & (1u << k)) && v->dims[k] > 1)
 			n->kview |= (uint8_t)(1u << k);
 	}
 	/* the kernel does not keep ring epochs: neighbors bring them */
-	memset(n->epoch, 0, sizeof(n->epoch));
-	memset(n->hold_dims, 0, sizeof(n->hold_dims));
+	memset(tn_epoch(n), 0, n->cfg.ndims * sizeof(uint16_t));
+	memset(tn_hold_dims(n), 0, n->cfg.ndims * sizeof(uint16_t));
 	n->cur = (uint8_t)((1u << n->cfg.ndims) - 1);
 	n->flags &= ~TN_JOINER;
 	n->flags |= TN_PLACED | TN_DIRTY | TN_CHANGED;
@@ -93,13 +93,13 @@ static void tc_shift(int16_t *c, int delta)
 /* count the line on @k from the leader: @delta more than from its start */
 static void tc_kview_shift(struct tc_node *n, unsigned int k, int delta)
 {
-	tc_shift(&n->coord[k], delta);
-	tc_shift(&n->cmin[k], delta);
-	tc_shift(&n->cmax[k], delta);
-	tc_shift(&n->omin[k], delta);
-	tc_shift(&n->omax[k], delta);
-	tc_shift(&n->clmin[k], delta);
-	tc_shift(&n->clmax[k], delta);
+	tc_shift(&tn_coord(n)[k], delta);
+	tc_shift(&tn_cmin(n)[k], delta);
+	tc_shift(&tn_cmax(n)[k], delta);
+	tc_shift(&tn_omin(n)[k], delta);
+	tc_shift(&tn_omax(n)[k], delta);
+	tc_shift(&tn_clmin(n)[k], delta);
+	tc_shift(&tn_clmax(n)[k], delta);
 	n->kview &= (uint8_t)~(1u << k);
 	tc_changed(n);
 }
@@ -112,7 +112,7 @@ void tc_kview_tick(struct tc_node *n)
 		if (!(n->kview & (1u << k)))
 			continue;
 		for (p = 0; p < tc_nports(n); p++) {
-			const struct tc_nbr *nb = &n->nbr[p];
+			const struct tc_nbr *nb = &tn_nbr(n)[p];
 			int16_t c[TC_MAX_AXES];
 
 			/* one that counts the line from the leader */
@@ -120,7 +120,7 @@ void tc_kview_tick(struct tc_node *n)
 			    !(nb->flags & NB_EXTENT) || (nb->kview & (1u << k)))
 				continue;
 			tc_nbr_places_us(n, nb, c);
-			tc_kview_shift(n, k, c[k] - n->coord[k]);
+			tc_kview_shift(n, k, c[k] - tn_coord(n)[k]);
 			/* its record of the line, now comparable with ours */
 			tc_merge_extent(n, nb);
 			break;
