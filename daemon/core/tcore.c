@@ -61,6 +61,7 @@ size_t tc_core_size(const struct tc_config *cfg)
 	size += tc_align(np * (sizeof(struct tc_nbr) + TC_NAX(np / 2)));
 	if (cfg->block_mode)
 		size += tc_align(np * sizeof(struct tc_face)) +
+			tc_align(np * (np / 2)) +
 			tc_align(TC_QUEUE * TC_QENT(np / 2));
 	else
 		size += tc_align(np * np * sizeof(uint32_t));
@@ -128,7 +129,22 @@ int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
 	if (!ls_mem)
 		ls_mem = (uint8_t *)n + tc_core_size(cfg);
 	memset(n, 0, tc_core_size(cfg));
-	n->cfg = *cfg;
+	n->cfg.id = cfg->id;
+	n->cfg.ndims = cfg->ndims;
+	n->cfg.ports = cfg->ports;
+	n->cfg.block_mode = cfg->block_mode;
+	n->cfg.block_id = cfg->block_id;
+	n->cfg.hello_ticks = cfg->hello_ticks;
+	n->cfg.dead_ticks = cfg->dead_ticks;
+	n->cfg.quiet_ticks = cfg->quiet_ticks;
+	n->cfg.orient_ticks = cfg->orient_ticks;
+	n->cfg.ls_records = cfg->ls_records;
+	n->cfg.ls_refresh_ticks = cfg->ls_refresh_ticks;
+	n->cfg.ls_max_age_ticks = cfg->ls_max_age_ticks;
+	n->cfg.ls_settle_ticks = cfg->ls_settle_ticks;
+	memcpy(tn_block_coord(n), cfg->block_coord, cfg->ndims);
+	memcpy(tn_block_dims(n), cfg->block_dims,
+	       cfg->ndims * sizeof(uint16_t));
 	if (!n->cfg.hello_ticks)
 		n->cfg.hello_ticks = 10;
 	if (!n->cfg.dead_ticks)
@@ -141,8 +157,7 @@ int tc_node_init_ls(struct tc_node *n, const struct tc_config *cfg,
 	np = tc_nports(n);
 
 	if (cfg->block_mode)
-		for (axis = 0; axis < np; axis++)
-			memset(tn_face(n)[axis].map, TC_NONE, TC_MAX_AXES);
+		memset(tn_face_maps(n), TC_NONE, np * cfg->ndims);
 	tc_ls_init(n, ls_mem);
 	for (axis = 0; axis < np; axis++)
 		tc_nbr_clear(n, axis);
@@ -1188,7 +1203,7 @@ static bool tc_smaller_than_block(const struct tc_node *n)
 
 	for (a = 0; a < n->cfg.ndims; a++)
 		if (tn_R(n)[a] != TC_NONE &&
-		    tc_extent(n, tn_R(n)[a] >> 1) < n->cfg.block_dims[a])
+		    tc_extent(n, tn_R(n)[a] >> 1) < tn_block_dims(n)[a])
 			return true;
 	return false;
 }

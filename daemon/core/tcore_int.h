@@ -59,13 +59,16 @@ struct tc_nbr {
  */
 #define TC_NAX(ndims)	((21 * (size_t)(ndims) + 1) & ~(size_t)1)
 
-/* block mode: one face of my block, named by its normal (local dir) */
+/*
+ * block mode: one face of my block, named by its normal (local dir).
+ * Its map (my +axis -> its dir, TC_NONE unknown, ndims entries) is
+ * apart, sized by the axes: tc_face_map().
+ */
 struct tc_face {
 	uint32_t block;		/* the block across the face, 0: not seen */
 	uint32_t seen_at;	/* tick it was seen, or a cable more came up */
 	uint64_t cables;	/* face positions whose cable was heard of */
 	uint8_t status;		/* enum tc_face_status */
-	uint8_t map[TC_MAX_AXES];	/* my +axis -> its dir, TC_NONE unknown */
 	uint8_t announced;	/* our own record went out */
 	uint8_t final;		/* failed on contradicting cables: for good */
 	uint16_t fwd_ports;	/* map or failure still to be forwarded */
@@ -121,8 +124,29 @@ struct tc_core_stats {
 	uint64_t resurveys;
 };
 
+/*
+ * struct tc_config as a node keeps it, the defaults filled in, but for
+ * the block's coordinates and extents: they are per axis, with the
+ * node's other per-axis state (tn_block_coord(), tn_block_dims()).
+ */
+struct tc_node_config {
+	uint64_t id;
+	uint8_t ndims;
+	uint16_t ports;
+	bool block_mode;
+	uint32_t block_id;
+	uint16_t hello_ticks;
+	uint16_t dead_ticks;
+	uint16_t quiet_ticks;
+	uint16_t orient_ticks;
+	uint32_t ls_records;
+	uint16_t ls_refresh_ticks;
+	uint16_t ls_max_age_ticks;
+	uint16_t ls_settle_ticks;
+};
+
 struct tc_node {
-	struct tc_config cfg;
+	struct tc_node_config cfg;
 	struct tc_output out;
 	struct tc_core_stats stats;
 	uint32_t now;
@@ -177,16 +201,18 @@ struct tc_node {
  *	and hold_coord;
  * uint16_t hold_dims, ring_seen (extent seen at the last tick),
  *	ring_quiet (ticks it has not changed);
+ * uint16_t block_dims, the configuration's (struct tc_config);
  * uint8_t R (the frame map), hold_coord;
+ * uint8_t block_coord, the configuration's;
  * then per port (2 * ndims): uint8_t vpeer, the label a port's far end
  *	was verified to land on (vports).
  *
  * Then the neighbors (tn_nbr(): per port, indexed by label) and their
- * per-axis state, and either the
- * table of neighbors' neighbors (flat) or the faces and the queue of
- * face records (block), at offsets the axes give.
+ * per-axis state, and either the table of neighbors' neighbors (flat)
+ * or the faces and the queue of face records (block), at offsets the
+ * axes give.
  */
-#define TC_NODE_AX(ndims)	(28 * (size_t)(ndims))
+#define TC_NODE_AX(ndims)	(31 * (size_t)(ndims))
 
 static inline uint8_t *tc_node_ax(const struct tc_node *n)
 {
@@ -210,9 +236,11 @@ TC_NODE_AXES(uint16_t, epoch, 16)
 TC_NODE_AXES(uint16_t, hold_dims, 18)
 TC_NODE_AXES(uint16_t, ring_seen, 20)
 TC_NODE_AXES(uint16_t, ring_quiet, 22)
-TC_NODE_AXES(uint8_t, R, 24)
-TC_NODE_AXES(uint8_t, hold_coord, 25)
-TC_NODE_AXES(uint8_t, vpeer, 26)
+TC_NODE_AXES(uint16_t, block_dims, 24)
+TC_NODE_AXES(uint8_t, R, 26)
+TC_NODE_AXES(uint8_t, hold_coord, 27)
+TC_NODE_AXES(uint8_t, block_coord, 28)
+TC_NODE_AXES(uint8_t, vpeer, 29)
 #undef TC_NODE_AXES
 
 static inline struct tc_nbr *tn_nbr(const struct tc_node *n)
@@ -244,11 +272,25 @@ static inline struct tc_face *tn_face(const struct tc_node *n)
 	return (struct tc_face *)(void *)tc_node_rest(n);
 }
 
-/* block: TC_QUEUE of TC_QENT() bytes, after the faces */
-static inline uint8_t *tn_queue(const struct tc_node *n)
+/* block: the faces' maps, ndims entries each, after the faces */
+static inline uint8_t *tn_face_maps(const struct tc_node *n)
 {
 	return tc_node_rest(n) +
 	       TC_ALIGN8(2 * (size_t)n->cfg.ndims * sizeof(struct tc_face));
+}
+
+static inline uint8_t *tc_face_map(const struct tc_node *n,
+				   const struct tc_face *f)
+{
+	return tn_face_maps(n) + (f - tn_face(n)) * n->cfg.ndims;
+}
+
+/* block: TC_QUEUE of TC_QENT() bytes, after the faces' maps */
+static inline uint8_t *tn_queue(const struct tc_node *n)
+{
+	size_t nd = n->cfg.ndims;
+
+	return tn_face_maps(n) + TC_ALIGN8(2 * nd * nd);
 }
 
 static inline uint8_t tc_dir_apply(const uint8_t *R, uint8_t dir)

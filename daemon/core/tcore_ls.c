@@ -49,7 +49,8 @@ size_t tc_ls_size(const struct tc_config *cfg)
 void tc_ls_init(struct tc_node *n, uint8_t *mem)
 {
 	struct tc_ls *ls = (struct tc_ls *)mem;
-	struct tc_config *cfg = &n->cfg;
+	struct tc_node_config *cfg = &n->cfg;
+	struct tc_config size_cfg = { .ndims = cfg->ndims };
 	uint32_t age;
 
 	if (!cfg->ls_records)
@@ -69,7 +70,8 @@ void tc_ls_init(struct tc_node *n, uint8_t *mem)
 		cfg->ls_max_age_ticks = cfg->ls_refresh_ticks + 1;
 
 	n->ls = ls;
-	memset(mem, 0, tc_ls_size(cfg));
+	size_cfg.ls_records = cfg->ls_records;
+	memset(mem, 0, tc_ls_size(&size_cfg));
 	ls->slots = (uint32_t)ls_slots(cfg->ls_records);
 	ls->nports = 2 * cfg->ndims;
 	ls->rec = (struct tc_ls_rec *)(mem + ls_head());

@@ -171,9 +171,9 @@ static bool tc_rpf_child(const struct tc_node *n, uint8_t p, const uint8_t *a)
 	unsigned int k;
 
 	for (k = 0; k < n->cfg.ndims; k++)
-		c[k] = n->cfg.block_coord[k];
+		c[k] = tn_block_coord(n)[k];
 	c[p >> 1] += (p & 1) ? -1 : 1;
-	if (c[p >> 1] < 0 || c[p >> 1] >= n->cfg.block_dims[p >> 1])
+	if (c[p >> 1] < 0 || c[p >> 1] >= tn_block_dims(n)[p >> 1])
 		return false;
 	for (k = 0; k < n->cfg.ndims; k++) {
 		if (c[k] == a[k])
@@ -181,7 +181,7 @@ static bool tc_rpf_child(const struct tc_node *n, uint8_t p, const uint8_t *a)
 		/* the child steps along axis k towards a: is that us? */
 		return k == (p >> 1u) &&
 		       (c[k] > a[k] ? c[k] - 1 : c[k] + 1) ==
-		       n->cfg.block_coord[k];
+		       tn_block_coord(n)[k];
 	}
 	return false;
 }
@@ -227,7 +227,7 @@ static void tc_face_failed(struct tc_node *n, struct tc_face *f, bool final)
 	f->status = FACE_FAILED;
 	f->final = final;
 	f->seen_at = n->now;	/* a retry counts from here */
-	memset(f->map, TC_NONE, sizeof(f->map));
+	memset(tc_face_map(n, f), TC_NONE, n->cfg.ndims);
 	f->fwd_ports = tc_block_ports(n);
 	n->flags |= TN_DIRTY | TN_CHANGED;
 }
@@ -274,6 +274,7 @@ static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
 	unsigned int k, nd = n->cfg.ndims, na = mine->normal >> 1;
 	unsigned int nb_axis = mine->peer_label >> 1;
 	int d1[TC_MAX_AXES] = { 0 }, d2[TC_MAX_AXES] = { 0 };
+	uint8_t *map = tc_face_map(n, f);
 
 	for (k = 0; k < nd; k++) {
 		d1[k] = rec->a[k] - mine->a[k];
@@ -282,7 +283,7 @@ static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
 	if (d1[na] || d2[nb_axis] || rec->peer_label != mine->peer_label)
 		return;		/* not on the same face */
 
-	f->map[na] = tc_increment_map(mine->normal, mine->peer_label);
+	map[na] = tc_increment_map(mine->normal, mine->peer_label);
 	for (k = 0; k < nd; k++) {
 		int j;
 		uint8_t img;
@@ -294,19 +295,19 @@ static void tc_orient_adjacent(struct tc_node *n, struct tc_face *f,
 		if (j < 0)
 			continue;
 		img = TORUS_DIR(j, (d2[j] < 0) != (d1[k] < 0));
-		if (f->map[k] != TC_NONE && f->map[k] != img) {
+		if (map[k] != TC_NONE && map[k] != img) {
 			tc_face_failed(n, f, true);	/* contradicting cables */
 			return;
 		}
-		if (f->map[k] == TC_NONE)
+		if (map[k] == TC_NONE)
 			f->seen_at = n->now;	/* progress: the deadline restarts */
-		f->map[k] = img;
+		map[k] = img;
 	}
-	if (!tc_map_injective(n, f->map)) {
+	if (!tc_map_injective(n, map)) {
 		tc_face_failed(n, f, true);
 		return;
 	}
-	if (tc_map_complete(n, f->map, tc_axis_mask(n)))
+	if (tc_map_complete(n, map, tc_axis_mask(n)))
 		tc_face_resolved(n, f);
 }
 
@@ -337,7 +338,7 @@ static void tc_face_reopen(struct tc_node *n, struct tc_face *f)
 	f->announced = 0;
 	f->cables = 0;
 	f->seen_at = n->now;
-	memset(f->map, TC_NONE, sizeof(f->map));
+	memset(tc_face_map(n, f), TC_NONE, n->cfg.ndims);
 	n->flags |= TN_DIRTY | TN_CHANGED;
 }
 
@@ -353,7 +354,7 @@ static bool tc_own_record(const struct tc_node *n, uint8_t p,
 	rec->block = nb->block;
 	rec->normal = p;
 	rec->peer_label = nb->peer_port;
-	memcpy(rec->a, n->cfg.block_coord, n->cfg.ndims);
+	memcpy(rec->a, tn_block_coord(n), n->cfg.ndims);
 	memcpy(rec->b, tc_nb_block_coord(n, nb), n->cfg.ndims);
 	return true;
 }
@@ -400,12 +401,12 @@ static void tc_block_rx_across(struct tc_node *n, uint8_t port,
 		memset(inv, TC_NONE, sizeof(inv));
 		for (b = 0; b < n->cfg.ndims; b++)
 			inv[o->map[b] >> 1] = TORUS_DIR(b, o->map[b] & 1);
-		memcpy(f->map, inv, sizeof(f->map));
-		if (tc_map_injective(n, f->map) &&
-		    tc_map_complete(n, f->map, tc_axis_mask(n)))
+		memcpy(tc_face_map(n, f), inv, n->cfg.ndims);
+		if (tc_map_injective(n, tc_face_map(n, f)) &&
+		    tc_map_complete(n, tc_face_map(n, f), tc_axis_mask(n)))
 			tc_face_resolved(n, f);
 		else
-			memset(f->map, TC_NONE, sizeof(f->map));
+			memset(tc_face_map(n, f), TC_NONE, n->cfg.ndims);
 	}
 }
 
@@ -425,7 +426,7 @@ static void tc_face_cable(struct tc_node *n, struct tc_face *f,
 	uint64_t bit;
 
 	for (k = 0; k < n->cfg.ndims; k++)
-		pos = pos * n->cfg.block_dims[k] + a[k];
+		pos = pos * tn_block_dims(n)[k] + a[k];
 	bit = 1ull << (pos % 64);
 	if (f->cables & bit)
 		return;
@@ -495,8 +496,8 @@ void tc_block_rx(struct tc_node *n, uint8_t port, const struct tw_msg *m)
 		if (o->fail) {
 			tc_face_failed(n, f, false);
 		} else {
-			memcpy(f->map, o->map, n->cfg.ndims);
-			if (!tc_map_injective(n, f->map)) {
+			memcpy(tc_face_map(n, f), o->map, n->cfg.ndims);
+			if (!tc_map_injective(n, tc_face_map(n, f))) {
 				tc_face_failed(n, f, false);
 				continue;
 			}
@@ -524,7 +525,7 @@ void tc_block_tick(struct tc_node *n)
 		 */
 		if (f->status != FACE_NONE && f->block != mine.block) {
 			memset(f, 0, sizeof(*f));
-			memset(f->map, TC_NONE, sizeof(f->map));
+			memset(tc_face_map(n, f), TC_NONE, n->cfg.ndims);
 			n->flags |= TN_DIRTY | TN_CHANGED;
 		}
 		f = tc_face_seen(n, p, mine.block);
@@ -573,7 +574,7 @@ void tc_resolve_block(struct tc_node *n, uint8_t p)
 		return;
 	}
 	if (f->status == FACE_RESOLVED && f->block == nb->block) {
-		memcpy(tc_nb_map(n, nb), f->map, n->cfg.ndims);
+		memcpy(tc_nb_map(n, nb), tc_face_map(n, f), n->cfg.ndims);
 		/* the increment along this very cable must agree */
 		if (tc_nb_map(n, nb)[p >> 1] !=
 		    tc_increment_map(p, nb->peer_port)) {
@@ -588,7 +589,7 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 {
 	unsigned int i, nd = n->cfg.ndims;
 
-	tw_put_block(b, n->cfg.block_id, n->cfg.ndims, n->cfg.block_coord);
+	tw_put_block(b, n->cfg.block_id, n->cfg.ndims, tn_block_coord(n));
 	if (!tc_same_block(n, &tn_nbr(n)[port]) &&
 	    tn_face(n)[port].status == FACE_RESOLVED) {
 		struct tw_orient o = {
@@ -596,7 +597,7 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 			.normal = port,
 		};
 
-		memcpy(o.map, tn_face(n)[port].map, n->cfg.ndims);
+		memcpy(o.map, tc_face_map(n, &tn_face(n)[port]), n->cfg.ndims);
 		tw_put_orient(b, n->cfg.ndims, &o);
 	}
 	for (i = 0; i < n->nq; i++) {
@@ -625,7 +626,7 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 		o.block = f->block;
 		o.normal = i;
 		o.fail = f->status == FACE_FAILED;
-		memcpy(o.map, f->map, n->cfg.ndims);
+		memcpy(o.map, tc_face_map(n, f), n->cfg.ndims);
 		tw_put_orient(b, n->cfg.ndims, &o);
 	}
 }
