@@ -348,12 +348,15 @@ static void fab_init(struct fab *f, const char *spec, const char *wrap)
 
 static struct fab F;
 
-/* every signed permutation of 3 axes across one node's cables */
-UNIT_TEST(core_every_perm_one_node)
+/*
+ * every signed permutation of 3 axes across one node's cables, in four
+ * cases of 12 so that the shards of tests/unit/par.sh share them
+ */
+static int every_perm_one_node(int first)
 {
 	int k, bad = 0;
 
-	for (k = 0; k < 48; k++) {
+	for (k = first; k < 48; k += 4) {
 		fab_init(&F, "4x4x4", NULL);
 		nth_perm(F.S[21], 3, k);
 		fab_setup(&F, 12);
@@ -365,7 +368,27 @@ UNIT_TEST(core_every_perm_one_node)
 		}
 		fab_free(&F);
 	}
-	UNIT_CHECK(bad == 0);
+	return bad;
+}
+
+UNIT_TEST(core_every_perm_one_node_0)
+{
+	UNIT_CHECK(every_perm_one_node(0) == 0);
+}
+
+UNIT_TEST(core_every_perm_one_node_1)
+{
+	UNIT_CHECK(every_perm_one_node(1) == 0);
+}
+
+UNIT_TEST(core_every_perm_one_node_2)
+{
+	UNIT_CHECK(every_perm_one_node(2) == 0);
+}
+
+UNIT_TEST(core_every_perm_one_node_3)
+{
+	UNIT_CHECK(every_perm_one_node(3) == 0);
 }
 
 static int run_random(const char *dims, const char *wrap, uint64_t seed,
@@ -1649,7 +1672,10 @@ UNIT_TEST(core_ls_memory_apart)
 }
 
 static const struct unit_case cases[] = {
-	UNIT_CASE(core_every_perm_one_node),
+	UNIT_CASE(core_every_perm_one_node_0),
+	UNIT_CASE(core_every_perm_one_node_1),
+	UNIT_CASE(core_every_perm_one_node_2),
+	UNIT_CASE(core_every_perm_one_node_3),
 	UNIT_CASE(core_flat_random_4x4x4),
 	UNIT_CASE(core_extents_1_to_4),
 	UNIT_CASE(core_meshes),
