@@ -349,14 +349,16 @@ static void fab_init(struct fab *f, const char *spec, const char *wrap)
 static struct fab F;
 
 /*
- * every signed permutation of 3 axes across one node's cables, in four
- * cases of 12 so that the shards of tests/unit/par.sh share them
+ * every signed permutation of 3 axes across one node's cables, in
+ * PERM_PARTS cases so that the shards of tests/unit/par.sh share them
  */
+#define PERM_PARTS	4
+
 static int every_perm_one_node(int first)
 {
 	int k, bad = 0;
 
-	for (k = first; k < 48; k += 4) {
+	for (k = first; k < 48; k += PERM_PARTS) {
 		fab_init(&F, "4x4x4", NULL);
 		nth_perm(F.S[21], 3, k);
 		fab_setup(&F, 12);
@@ -371,25 +373,16 @@ static int every_perm_one_node(int first)
 	return bad;
 }
 
-UNIT_TEST(core_every_perm_one_node_0)
-{
-	UNIT_CHECK(every_perm_one_node(0) == 0);
-}
+#define EVERY_PERM_PART(i)						\
+	UNIT_TEST(core_every_perm_one_node_##i)				\
+	{								\
+		UNIT_CHECK(every_perm_one_node(i) == 0);		\
+	}
 
-UNIT_TEST(core_every_perm_one_node_1)
-{
-	UNIT_CHECK(every_perm_one_node(1) == 0);
-}
-
-UNIT_TEST(core_every_perm_one_node_2)
-{
-	UNIT_CHECK(every_perm_one_node(2) == 0);
-}
-
-UNIT_TEST(core_every_perm_one_node_3)
-{
-	UNIT_CHECK(every_perm_one_node(3) == 0);
-}
+EVERY_PERM_PART(0)
+EVERY_PERM_PART(1)
+EVERY_PERM_PART(2)
+EVERY_PERM_PART(3)
 
 static int run_random(const char *dims, const char *wrap, uint64_t seed,
 		      bool per_node, int rounds)
