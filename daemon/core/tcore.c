@@ -235,8 +235,14 @@ bool tc_ring_refuted(struct tc_node *n, unsigned int k, uint16_t g)
 			continue;
 		s = (gd & 1) ? -1 : 1;
 		at[2 + s] = tw_id_hash(nb->id);
-		/* the port opposite its end of our cable goes straight on */
-		if (tn_hop2(n) && tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1])
+		/*
+		 * The port opposite its end of our cable goes straight on,
+		 * if our neighbour trusts that cable: one plugged into the
+		 * wrong node, which it cannot resolve, would refute an
+		 * honest ring (and start a survey that never ends).
+		 */
+		if (tn_hop2(n) && (n->straight & (1u << p)) &&
+		    tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1])
 			at[2 + 2 * s] = tc_hop2(n, (uint8_t)p)[nb->peer_port ^ 1];
 	}
 	for (i = 0; i < 5; i++)
@@ -441,6 +447,10 @@ int tc_receive(struct tc_node *n, uint8_t port, const uint8_t *msg,
 		for (i = 0; i < m.nnbrs; i++)
 			if (m.nbr_label[i] < tc_nports(n))
 				row[m.nbr_label[i]] = m.nbr_hash[i];
+		if (!m.has_trusted || (m.trusted & (1u << (m.port ^ 1))))
+			n->straight |= (uint16_t)(1u << port);
+		else
+			n->straight &= (uint16_t)~(1u << port);
 	}
 	if (m.has_block) {
 		nb->block = m.block;
@@ -588,7 +598,7 @@ static int tc_frame_union(const struct tc_node *n, uint64_t leader,
 		int16_t c[TC_MAX_AXES];
 		uint8_t g, img;
 
-		if (!nb->id || (nb->flags & NB_CONFLICT) ||
+		if (!nb->id || (nb->flags & (NB_CONFLICT | NB_MISWIRED)) ||
 		    !(nb->flags & NB_FRAME) || !(nb->flags & NB_EXTENT) ||
 		    nb->leader != leader ||
 		    tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE ||
@@ -837,7 +847,13 @@ static void tc_check_extent(struct tc_node *n, uint8_t port)
 	if (tc_nb_R(n, nb)[nb->peer_port >> 1] == TC_NONE)
 		return;
 	tc_nbr_places_us(n, nb, pred);
-	if (tc_line_gap(n, nb, pred) || tc_gap_two_rings(n, nb, pred)) {
+	/*
+	 * A cable only a square backs (not resolved on every axis) with a
+	 * turn off its axis is one plugged into the wrong node that closes
+	 * a square with three honest cables: its gap is no ring's turn.
+	 */
+	if (tc_line_gap(n, nb, pred) || tc_gap_two_rings(n, nb, pred) ||
+	    (!tc_usable(nb) && tc_gap_off_axis(n, port, pred))) {
 		tc_mark_miswired(n, port);
 		return;
 	}
@@ -1060,6 +1076,7 @@ static void tc_send_all(struct tc_node *n)
 {
 	uint8_t buf[TC_MSG_MAX], labels[TC_MAX_PORTS], flags = 0;
 	uint32_t hashes[TC_MAX_PORTS];
+	uint16_t trusted = 0;
 	unsigned int p, nn = 0;
 
 	/*
@@ -1072,6 +1089,8 @@ static void tc_send_all(struct tc_node *n)
 			continue;
 		labels[nn] = p;
 		hashes[nn++] = tw_id_hash(tn_nbr(n)[p].id);
+		if (tc_trusted(n, (uint8_t)p))
+			trusted |= (uint16_t)(1u << p);
 	}
 	if (n->flags & TN_PLACED)
 		flags |= TW_FRAME_PLACED;
@@ -1092,8 +1111,10 @@ static void tc_send_all(struct tc_node *n)
 		tw_init(&b, buf, sizeof(buf));
 		tw_put_id(&b, n->cfg.id);
 		tw_put_port(&b, p);
-		if (!n->cfg.block_mode)
+		if (!n->cfg.block_mode) {
 			tw_put_nbrs(&b, nn, labels, hashes);
+			tw_put_trusted(&b, trusted);
+		}
 		tw_put_frame(&b, n->leader, flags, n->cfg.ndims, tn_R(n),
 			     tn_coord(n));
 		tw_put_extent(&b, n->cfg.ndims, tn_gcd(n), tn_cmin(n),

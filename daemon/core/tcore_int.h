@@ -158,10 +158,10 @@ struct tc_node {
 	uint8_t flags;
 	uint8_t reason;		/* enum tc_reason */
 	uint8_t nq;		/* queued face records */
+	uint8_t reason_axis;	/* the undecided axis, for the reason */
 	uint32_t view_sum;	/* checksum of the last view, for generation */
 	/* the frame this node is in (its own until it follows) */
 	uint64_t leader;
-	uint8_t reason_axis;	/* the undecided axis, for the reason */
 	/* axes our coordinate is current on in its epoch (tcore_epoch.c) */
 	uint8_t cur;
 	/*
@@ -172,6 +172,12 @@ struct tc_node {
 	 * leader shows it the difference.
 	 */
 	uint8_t kview;
+	/*
+	 * Ports whose neighbour trusts its cable straight on from ours (the
+	 * one opposite where ours lands: TW_TRUSTED), so that the node two
+	 * hops along the axis in our neighbour table is one we may count.
+	 */
+	uint16_t straight;
 	uint32_t placed_at;	/* tick we were last placed */
 	/* link state (tcore_ls.c): its own memory, tc_ls_size() bytes */
 	struct tc_ls *ls;

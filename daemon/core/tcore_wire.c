@@ -196,6 +196,14 @@ void tw_put_kview(struct tw_buf *b, uint8_t ndims, uint8_t kview)
 	v[1] = kview;
 }
 
+void tw_put_trusted(struct tw_buf *b, uint16_t labels)
+{
+	uint8_t *v = tw_tlv(b, TW_TRUSTED, 2);
+
+	if (v)
+		put16(v, labels);
+}
+
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,
 		   const struct tw_orient *o)
 {
@@ -319,6 +327,13 @@ static bool tw_decode_tlv(uint8_t type, const uint8_t *v, uint8_t vlen,
 			return false;
 		m->kview = v[1];
 		return true;
+	case TW_TRUSTED:
+		if (vlen != 2 || m->has_trusted ||
+		    (get16(v) & ~((1u << (2 * ndims)) - 1)))
+			return false;
+		m->trusted = get16(v);
+		m->has_trusted = true;
+		return true;
 	case TW_FACE: {
 		struct tw_face *f;
 
@@ -375,7 +390,7 @@ int tw_decode(const uint8_t *msg, size_t len, uint8_t ndims,
 	/* only the presence flags and counts: arrays are read up to them */
 	m->has_id = m->has_port = m->has_nbrs = false;
 	m->has_block = m->has_frame = m->has_extent = m->has_open = false;
-	m->has_epoch = false;
+	m->has_epoch = m->has_trusted = false;
 	m->kview = 0;
 	m->nnbrs = m->nface = m->norient = 0;
 	if (!msg || len < 2 || msg[0] != TW_MAGIC || msg[1] != TW_VERSION ||

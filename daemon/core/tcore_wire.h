@@ -36,6 +36,9 @@ enum tw_type {
 			 * struct tc_node; absent means epoch 0, all current */
 	TW_KVIEW,	/* u8 n, u8 lines counted from their start (struct
 			 * tc_node's kview); absent means none */
+	TW_TRUSTED,	/* u16 port labels whose cable the sender trusts
+			 * (resolved, or square-backed, and not miswired);
+			 * absent means all of TW_NBRS */
 };
 
 #define TW_FRAME_PLACED	0x01
@@ -64,10 +67,11 @@ struct tw_msg {
 	uint64_t id;
 	uint8_t port;
 	bool has_id, has_port, has_nbrs, has_block, has_frame, has_extent;
-	bool has_open, has_epoch;
+	bool has_open, has_epoch, has_trusted;
 	uint8_t nnbrs;
 	uint8_t nbr_label[TC_MAX_PORTS];
 	uint32_t nbr_hash[TC_MAX_PORTS];
+	uint16_t trusted;	/* TW_TRUSTED */
 	uint32_t block;
 	uint8_t block_coord[TC_MAX_AXES];
 	uint64_t leader;
@@ -113,6 +117,7 @@ void tw_put_open(struct tw_buf *b, uint8_t ndims, const int16_t *omin,
 		 const int16_t *clmax);
 void tw_put_epoch(struct tw_buf *b, uint8_t ndims, const uint16_t *epoch,
 		  uint8_t cur);
+void tw_put_trusted(struct tw_buf *b, uint16_t labels);
 void tw_put_kview(struct tw_buf *b, uint8_t ndims, uint8_t kview);
 void tw_put_face(struct tw_buf *b, uint8_t ndims, const struct tw_face *f);
 void tw_put_orient(struct tw_buf *b, uint8_t ndims,

@@ -293,6 +293,7 @@ static void gen_wire_all(const char *dir)
 	tw_put_id(&b, 0x1122334455667788ULL);
 	tw_put_port(&b, 5);
 	tw_put_nbrs(&b, 2, label, hash);
+	tw_put_trusted(&b, 1u << 5);
 	tw_put_block(&b, 7, 3, bc);
 	tw_put_frame(&b, 42, TW_FRAME_PLACED | TW_FRAME_JOINED, 3, R, coord);
 	tw_put_extent(&b, 3, gcd, cmin, cmax);

@@ -11,7 +11,7 @@
 
 /* a growable input being written */
 struct seed {
-	uint8_t buf[16384];
+	uint8_t buf[32768];
 	size_t len;
 };
 

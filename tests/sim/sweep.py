@@ -235,7 +235,9 @@ QUICK = {
     "m-5x5x5-mesh-z-restarts": 20,
     "x-10x5x4-mesh-xy": 100,
     "x-8x6x5-mesh-z": 100,
+    "x-12x10x6-mesh-y": 100,
     "x-6x6x6-mesh-xz": 100,
+    "x-6x6x6-mesh-x-2": 100,
     "x-9x7x5-mesh-yz-2": 100,
 }
 

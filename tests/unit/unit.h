@@ -92,14 +92,21 @@ static inline void unit_shard(size_t *first, size_t *step)
 	}
 }
 
+/*
+ * UNIT_ONLY=SUBSTRING runs only the cases whose name contains it (to
+ * rerun one case while working on it)
+ */
 static inline int unit_run(const struct unit_case *cases, size_t n)
 {
+	const char *only = getenv("UNIT_ONLY");
 	size_t i, step;
 	int failed = 0;
 	bool ok;
 
 	unit_shard(&i, &step);
 	for (; i < n; i += step) {
+		if (only && !strstr(cases[i].name, only))
+			continue;
 		ok = true;
 		rng_state = unit_seed(cases[i].name);
 		cases[i].fn(&ok);

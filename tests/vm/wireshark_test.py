@@ -115,6 +115,7 @@ def dissector_case():
     assert ctrl, "no control frame decoded"
     bad = []
     seen_ids = set()
+    trusted = 0
     for p in ctrl:
         t = p["torus"]
         if field(t, "torus.hop_limit") != "1":
@@ -125,6 +126,8 @@ def dissector_case():
             sid = field(t, "torus.ctrl.id")
             if sid is not None:
                 seen_ids.add(int(sid, 16))
+            # a placed rack trusts its cables: the labels are shown
+            trusted += field(t, "torus.ctrl.trusted") not in (None, "none")
         elif kind == "link state":
             sid = field(t, "torus.ctrl.id")
             if sid is None or int(sid, 16) not in ids:
@@ -133,6 +136,8 @@ def dissector_case():
                 bad.append("link state without its geometry")
         else:
             bad.append("control message of kind %s" % kind)
+    if not trusted:
+        bad.append("no discovery frame shows a trusted cable")
     if not seen_ids or not seen_ids <= ids:
         bad.append("sender ids %s, nodes' %s" % (sorted(seen_ids),
                                                  sorted(ids)))

@@ -32,7 +32,8 @@ local coll_ops = {
 local tlv_types = {
 	[1] = "id", [2] = "port", [3] = "neighbors", [4] = "block",
 	[5] = "frame", [6] = "extent", [7] = "face", [8] = "orient",
-	[9] = "orient failed", [10] = "open ends", [11] = "ring epochs" }
+	[9] = "orient failed", [10] = "open ends", [11] = "ring epochs",
+	[12] = "lines counted from their start", [13] = "trusted cables" }
 
 local function dir_name(d)
 	if d == 0xff then
@@ -97,6 +98,9 @@ f.orient = ProtoField.string("torus.ctrl.orient", "Face orientation")
 f.open = ProtoField.string("torus.ctrl.open",
 	"Open and closed ends (omin, omax, cmin, cmax)")
 f.epoch = ProtoField.string("torus.ctrl.epoch", "Ring epochs")
+f.kview = ProtoField.uint8("torus.ctrl.kview", "Lines counted from their start",
+	base.HEX)
+f.trusted = ProtoField.string("torus.ctrl.trusted", "Trusted cables (labels)")
 -- control: link state
 f.ls_nrec = ProtoField.uint8("torus.ls.records", "Records")
 f.ls_geom = ProtoField.uint32("torus.ls.geometry",
@@ -250,6 +254,18 @@ local function dissect_tlvs(tvb, pinfo, tree)
 			end
 			sub:add(f.epoch, tvb(v, l), table.concat(e, ",") ..
 				string.format(" (current axes %02x)", tvb(v + 1 + 2 * n, 1):uint()))
+		elseif t == 12 and l == 2 then
+			sub:add(f.ndims, tvb(v, 1))
+			sub:add(f.kview, tvb(v + 1, 1))
+		elseif t == 13 and l == 2 then
+			local mask, labels = tvb(v, 2):uint(), {}
+			for i = 0, 15 do
+				if bit.band(mask, bit.lshift(1, i)) ~= 0 then
+					labels[#labels + 1] = dir_name(i)
+				end
+			end
+			sub:add(f.trusted, tvb(v, 2), #labels > 0 and
+				table.concat(labels, ",") or "none")
 		elseif tlv_types[t] then
 			sub:add_proto_expert_info(e_tlv)
 		end
