@@ -1357,6 +1357,26 @@ static void crossed_watch(const int *end, const uint8_t *port, int rounds,
 }
 
 /*
+ * The cables at @c cut after @up rounds of a fabric that boots at once,
+ * plugged back crossed @down rounds later, before anybody placed, and
+ * watched for 400 rounds
+ */
+static void crossed_early(const char *dims, const char *wrap,
+			  const int (*c)[3], int up, int down,
+			  struct crossed_count *k)
+{
+	int end[4], i;
+	uint8_t port[4];
+
+	crossed_setup(dims, wrap, c, end, port);
+	fab_run(&F, up);
+	for (i = 0; i < 4; i++)
+		tc_port_state(F.node[end[i]], port[i], false);
+	fab_run(&F, down);
+	crossed_watch(end, port, 400, k);
+}
+
+/*
  * Two cables plugged back crossed just after the fabric placed, while
  * the nodes at their ends still count as newcomers (they joined a frame
  * placed a few ticks before): on a 6x6x6 fabric with x a line, the
@@ -1411,18 +1431,11 @@ UNIT_TEST(core_crossed_plugs_before_placing_refuted)
 	const int trials = 3;
 
 	for (trial = 0; trial < trials; trial++) {
-		int c[4][3] = { { 3, 2, 1 }, { 2, 2, 1 },
-				{ 3, 1, 2 }, { 2, 1, 2 } };
-		int end[4], i;
-		uint8_t port[4];
+		const int c[4][3] = { { 3, 2, 1 }, { 2, 2, 1 },
+				      { 3, 1, 2 }, { 2, 1, 2 } };
 
 		rng_state = 2063 + (uint64_t)trial;
-		crossed_setup("6x6x6", "011", c, end, port);
-		fab_run(&F, 12);
-		for (i = 0; i < 4; i++)
-			tc_port_state(F.node[end[i]], port[i], false);
-		fab_run(&F, 20);
-		crossed_watch(end, port, 400, &k);
+		crossed_early("6x6x6", "011", c, 12, 20, &k);
 	}
 	UNIT_CHECK(k.inconsistent == 0);
 	UNIT_CHECK(k.in_map == 0);
@@ -1491,18 +1504,11 @@ UNIT_TEST(core_crossed_plug_square_off_axis_marked)
 	const int trials = 3;
 
 	for (trial = 0; trial < trials; trial++) {
-		int c[4][3] = { { 5, 1, 4 }, { 5, 0, 4 },
-				{ 7, 1, 4 }, { 7, 0, 4 } };
-		int end[4], i;
-		uint8_t port[4];
+		const int c[4][3] = { { 5, 1, 4 }, { 5, 0, 4 },
+				      { 7, 1, 4 }, { 7, 0, 4 } };
 
 		rng_state = 2002 + (uint64_t)trial;
-		crossed_setup("9x7x5", "100", c, end, port);
-		fab_run(&F, 6);
-		for (i = 0; i < 4; i++)
-			tc_port_state(F.node[end[i]], port[i], false);
-		fab_run(&F, 15);
-		crossed_watch(end, port, 400, &k);
+		crossed_early("9x7x5", "100", c, 6, 15, &k);
 	}
 	UNIT_CHECK(k.inconsistent == 0);
 	UNIT_CHECK(k.in_map == 0);
