@@ -60,9 +60,8 @@ size_t tc_core_size(const struct tc_config *cfg)
 	size += tc_align(TC_NODE_AX(np / 2));
 	size += tc_align(np * (sizeof(struct tc_nbr) + TC_NAX(np / 2)));
 	if (cfg->block_mode)
-		size += tc_align(np * sizeof(struct tc_face)) +
-			tc_align(np * (np / 2)) +
-			tc_align(TC_QUEUE * TC_QENT(np / 2));
+		size += tc_align(np * sizeof(struct tc_face) + np * (np / 2) +
+				 TC_QUEUE * TC_QENT(np / 2));
 	else
 		size += tc_align(np * np * sizeof(uint32_t));
 	return size;

@@ -67,11 +67,13 @@ struct tc_nbr {
 struct tc_face {
 	uint32_t block;		/* the block across the face, 0: not seen */
 	uint32_t seen_at;	/* tick it was seen, or a cable more came up */
-	uint64_t cables;	/* face positions whose cable was heard of */
-	uint8_t status;		/* enum tc_face_status */
-	uint8_t announced;	/* our own record went out */
-	uint8_t final;		/* failed on contradicting cables: for good */
+	/* face positions whose cable was heard of, 64 bits in two words:
+	 * a uint64_t would align the faces to 8 and pad each by 4 bytes */
+	uint32_t cables[2];
 	uint16_t fwd_ports;	/* map or failure still to be forwarded */
+	uint8_t status;		/* enum tc_face_status */
+	uint8_t announced:1;	/* our own record went out */
+	uint8_t final:1;	/* failed on contradicting cables: for good */
 };
 
 enum tc_face_status {
@@ -83,11 +85,14 @@ enum tc_face_status {
 
 /*
  * A queued face record, packed by the node's axes (the queue holds
- * TC_QUEUE of them, a large share of a block node's memory): u16 ports
- * to forward it out of, u32 block, u8 normal, u8 peer_label, u8 a[n],
- * u8 b[n], as struct tw_face.
+ * TC_QUEUE of them, a large share of a block node's memory): u32 block,
+ * then TC_QHEAD() bytes, little-endian, of the ports to forward it out
+ * of (2 * ndims bits), its normal and its peer_label (4 bits each),
+ * then u8 a[n], u8 b[n], as struct tw_face.  Two bytes hold the head up
+ * to 4 axes, where a u16 of ports and a byte each took four.
  */
-#define TC_QENT(ndims)	(8 + 2 * (size_t)(ndims))
+#define TC_QHEAD(ndims)	((2 * (size_t)(ndims) + 8 + 7) / 8)
+#define TC_QENT(ndims)	(4 + TC_QHEAD(ndims) + 2 * (size_t)(ndims))
 
 /* node flags */
 #define TN_PLACED	0x01
@@ -278,11 +283,14 @@ static inline struct tc_face *tn_face(const struct tc_node *n)
 	return (struct tc_face *)(void *)tc_node_rest(n);
 }
 
-/* block: the faces' maps, ndims entries each, after the faces */
+/*
+ * block: the faces' maps, ndims entries each, right after the faces
+ * (bytes: no padding between them, nor before the queue)
+ */
 static inline uint8_t *tn_face_maps(const struct tc_node *n)
 {
 	return tc_node_rest(n) +
-	       TC_ALIGN8(2 * (size_t)n->cfg.ndims * sizeof(struct tc_face));
+	       2 * (size_t)n->cfg.ndims * sizeof(struct tc_face);
 }
 
 static inline uint8_t *tc_face_map(const struct tc_node *n,
@@ -296,7 +304,7 @@ static inline uint8_t *tn_queue(const struct tc_node *n)
 {
 	size_t nd = n->cfg.ndims;
 
-	return tn_face_maps(n) + TC_ALIGN8(2 * nd * nd);
+	return tn_face_maps(n) + 2 * nd * nd;
 }
 
 static inline uint8_t tc_dir_apply(const uint8_t *R, uint8_t dir)

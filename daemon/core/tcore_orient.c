@@ -189,7 +189,8 @@ static bool tc_rpf_child(const struct tc_node *n, uint8_t p, const uint8_t *a)
 static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
 		       uint16_t ports)
 {
-	unsigned int nd = n->cfg.ndims;
+	unsigned int i, nd = n->cfg.ndims;
+	uint32_t head;
 	uint8_t *q;
 
 	if (!ports)
@@ -199,12 +200,15 @@ static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
 		return;
 	}
 	q = tn_queue(n) + n->nq * TC_QENT(nd);
-	memcpy(q, &ports, 2);
-	memcpy(q + 2, &rec->block, 4);
-	q[6] = rec->normal;
-	q[7] = rec->peer_label;
-	memcpy(q + 8, rec->a, nd);
-	memcpy(q + 8 + nd, rec->b, nd);
+	memcpy(q, &rec->block, 4);
+	/* directions are below 2 * TC_MAX_AXES = 16: 4 bits each */
+	head = ports | (uint32_t)(rec->normal & 15) << (2 * nd) |
+	       (uint32_t)(rec->peer_label & 15) << (2 * nd + 4);
+	for (i = 0; i < TC_QHEAD(nd); i++)
+		q[4 + i] = (uint8_t)(head >> (8 * i));
+	q += 4 + TC_QHEAD(nd);
+	memcpy(q, rec->a, nd);
+	memcpy(q + nd, rec->b, nd);
 	n->nq++;
 	n->flags |= TN_DIRTY;
 }
@@ -336,7 +340,7 @@ static void tc_face_reopen(struct tc_node *n, struct tc_face *f)
 {
 	f->status = FACE_SEEN;
 	f->announced = 0;
-	f->cables = 0;
+	memset(f->cables, 0, sizeof(f->cables));
 	f->seen_at = n->now;
 	memset(tc_face_map(n, f), TC_NONE, n->cfg.ndims);
 	n->flags |= TN_DIRTY | TN_CHANGED;
@@ -423,12 +427,13 @@ static void tc_face_cable(struct tc_node *n, struct tc_face *f,
 			  const uint8_t *a)
 {
 	unsigned int k, pos = 0;
-	uint64_t bit;
+	uint32_t *word, bit;
 
 	for (k = 0; k < n->cfg.ndims; k++)
 		pos = pos * tn_block_dims(n)[k] + a[k];
-	bit = 1ull << (pos % 64);
-	if (f->cables & bit)
+	word = &f->cables[pos % 64 / 32];
+	bit = 1u << (pos % 32);
+	if (*word & bit)
 		return;
 	if (f->status == FACE_FAILED && !f->final) {
 		/* timed out before this cable came up: try again */
@@ -437,7 +442,7 @@ static void tc_face_cable(struct tc_node *n, struct tc_face *f,
 		n->flags |= TN_DIRTY | TN_CHANGED;
 	}
 	if (f->status == FACE_SEEN) {
-		f->cables |= bit;
+		*word |= bit;
 		f->seen_at = n->now;
 	}
 }
@@ -603,17 +608,20 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 	for (i = 0; i < n->nq; i++) {
 		const uint8_t *q = tn_queue(n) + i * TC_QENT(nd);
 		struct tw_face rec;
-		uint16_t ports;
+		uint32_t head = 0;
+		unsigned int j;
 
-		memcpy(&ports, q, 2);
-		if (!(ports & (1u << port)))
+		for (j = 0; j < TC_QHEAD(nd); j++)
+			head |= (uint32_t)q[4 + j] << (8 * j);
+		if (!(head & (1u << port)))
 			continue;
 		memset(&rec, 0, sizeof(rec));
-		memcpy(&rec.block, q + 2, 4);
-		rec.normal = q[6];
-		rec.peer_label = q[7];
-		memcpy(rec.a, q + 8, nd);
-		memcpy(rec.b, q + 8 + nd, nd);
+		memcpy(&rec.block, q, 4);
+		rec.normal = (head >> (2 * nd)) & 15;
+		rec.peer_label = (head >> (2 * nd + 4)) & 15;
+		q += 4 + TC_QHEAD(nd);
+		memcpy(rec.a, q, nd);
+		memcpy(rec.b, q + nd, nd);
 		tw_put_face(b, nd, &rec);
 	}
 	for (i = 0; i < tc_nports(n); i++) {
