@@ -186,12 +186,46 @@ static bool tc_rpf_child(const struct tc_node *n, uint8_t p, const uint8_t *a)
 	return false;
 }
 
+/* queue entry @q (TC_QENT() bytes, see there) <- @rec, @ports */
+static void tc_qent_put(uint8_t *q, unsigned int nd, const struct tw_face *rec,
+			uint16_t ports)
+{
+	/* directions are below 2 * TC_MAX_AXES = 16: 4 bits each */
+	uint32_t head = ports | (uint32_t)(rec->normal & 15) << (2 * nd) |
+			(uint32_t)(rec->peer_label & 15) << (2 * nd + 4);
+	unsigned int i;
+
+	memcpy(q, &rec->block, 4);
+	for (i = 0; i < TC_QHEAD(nd); i++)
+		q[4 + i] = (uint8_t)(head >> (8 * i));
+	q += 4 + TC_QHEAD(nd);
+	memcpy(q, rec->a, nd);
+	memcpy(q + nd, rec->b, nd);
+}
+
+/* @rec <- queue entry @q; returns the ports it goes out of */
+static uint16_t tc_qent_get(const uint8_t *q, unsigned int nd,
+			    struct tw_face *rec)
+{
+	uint32_t head = 0;
+	unsigned int i;
+
+	for (i = 0; i < TC_QHEAD(nd); i++)
+		head |= (uint32_t)q[4 + i] << (8 * i);
+	memset(rec, 0, sizeof(*rec));
+	memcpy(&rec->block, q, 4);
+	rec->normal = (head >> (2 * nd)) & 15;
+	rec->peer_label = (head >> (2 * nd + 4)) & 15;
+	q += 4 + TC_QHEAD(nd);
+	memcpy(rec->a, q, nd);
+	memcpy(rec->b, q + nd, nd);
+	return (uint16_t)(head & ((1u << (2 * nd)) - 1));
+}
+
 static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
 		       uint16_t ports)
 {
-	unsigned int i, nd = n->cfg.ndims;
-	uint32_t head;
-	uint8_t *q;
+	unsigned int nd = n->cfg.ndims;
 
 	if (!ports)
 		return;
@@ -199,16 +233,7 @@ static void tc_enqueue(struct tc_node *n, const struct tw_face *rec,
 		n->stats.queue_drops++;
 		return;
 	}
-	q = tn_queue(n) + n->nq * TC_QENT(nd);
-	memcpy(q, &rec->block, 4);
-	/* directions are below 2 * TC_MAX_AXES = 16: 4 bits each */
-	head = ports | (uint32_t)(rec->normal & 15) << (2 * nd) |
-	       (uint32_t)(rec->peer_label & 15) << (2 * nd + 4);
-	for (i = 0; i < TC_QHEAD(nd); i++)
-		q[4 + i] = (uint8_t)(head >> (8 * i));
-	q += 4 + TC_QHEAD(nd);
-	memcpy(q, rec->a, nd);
-	memcpy(q + nd, rec->b, nd);
+	tc_qent_put(tn_queue(n) + n->nq * TC_QENT(nd), nd, rec, ports);
 	n->nq++;
 	n->flags |= TN_DIRTY;
 }
@@ -606,23 +631,11 @@ void tc_put_block_tlvs(struct tc_node *n, struct tw_buf *b, uint8_t port)
 		tw_put_orient(b, n->cfg.ndims, &o);
 	}
 	for (i = 0; i < n->nq; i++) {
-		const uint8_t *q = tn_queue(n) + i * TC_QENT(nd);
 		struct tw_face rec;
-		uint32_t head = 0;
-		unsigned int j;
 
-		for (j = 0; j < TC_QHEAD(nd); j++)
-			head |= (uint32_t)q[4 + j] << (8 * j);
-		if (!(head & (1u << port)))
-			continue;
-		memset(&rec, 0, sizeof(rec));
-		memcpy(&rec.block, q, 4);
-		rec.normal = (head >> (2 * nd)) & 15;
-		rec.peer_label = (head >> (2 * nd + 4)) & 15;
-		q += 4 + TC_QHEAD(nd);
-		memcpy(rec.a, q, nd);
-		memcpy(rec.b, q + nd, nd);
-		tw_put_face(b, nd, &rec);
+		if (tc_qent_get(tn_queue(n) + i * TC_QENT(nd), nd, &rec) &
+		    (1u << port))
+			tw_put_face(b, nd, &rec);
 	}
 	for (i = 0; i < tc_nports(n); i++) {
 		const struct tc_face *f = &tn_face(n)[i];

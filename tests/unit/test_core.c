@@ -1356,6 +1356,25 @@ static void crossed_watch(const int *end, const uint8_t *port, int rounds,
 	fab_free(&F);
 }
 
+/* the cables at @end, @port lose their carrier (unplugged) */
+static void crossed_unplug(const int *end, const uint8_t *port)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		tc_port_state(F.node[end[i]], port[i], false);
+}
+
+/* rounds until a first node places (at most 400): whether one did */
+static bool run_until_placed(void)
+{
+	int t;
+
+	for (t = 0; t < 400 && fab_check(&F) <= 0; t++)
+		fab_round(&F);
+	return fab_check(&F) > 0;
+}
+
 /*
  * The cables at @c cut after @up rounds of a fabric that boots at once,
  * plugged back crossed @down rounds later, before anybody placed, and
@@ -1365,13 +1384,12 @@ static void crossed_early(const char *dims, const char *wrap,
 			  const int (*c)[3], int up, int down,
 			  struct crossed_count *k)
 {
-	int end[4], i;
+	int end[4];
 	uint8_t port[4];
 
 	crossed_setup(dims, wrap, c, end, port);
 	fab_run(&F, up);
-	for (i = 0; i < 4; i++)
-		tc_port_state(F.node[end[i]], port[i], false);
+	crossed_unplug(end, port);
 	fab_run(&F, down);
 	crossed_watch(end, port, 400, k);
 }
@@ -1393,19 +1411,16 @@ UNIT_TEST(core_crossed_plugs_by_newcomers_refuted)
 	const int trials = 4;
 
 	for (trial = 0; trial < trials; trial++) {
-		int c[4][3] = { { 3, 5, 3 }, { 3, 4, 3 },
-				{ 3, 1, 5 }, { 3, 0, 5 } };
-		int end[4], t, i;
+		const int c[4][3] = { { 3, 5, 3 }, { 3, 4, 3 },
+				      { 3, 1, 5 }, { 3, 0, 5 } };
+		int end[4];
 		uint8_t port[4];
 
 		rng_state = 1007 + (uint64_t)trial;
 		crossed_setup("6x6x6", "011", c, end, port);
 		/* the first node places */
-		for (t = 0; t < 400 && fab_check(&F) <= 0; t++)
-			fab_round(&F);
-		UNIT_CHECK(fab_check(&F) > 0);
-		for (i = 0; i < 4; i++)
-			tc_port_state(F.node[end[i]], port[i], false);
+		UNIT_CHECK(run_until_placed());
+		crossed_unplug(end, port);
 		fab_run(&F, 10);
 		crossed_watch(end, port, 300, &k);
 	}
@@ -1464,19 +1479,17 @@ UNIT_TEST(core_crossed_plug_far_node_not_in_window)
 	const int trials = 8;
 
 	for (trial = 0; trial < trials; trial++) {
-		int c[4][3] = { { 8, 1, 1 }, { 8, 1, 2 },
-				{ 1, 1, 3 }, { 1, 0, 3 } };
-		int end[4], t, i;
+		const int c[4][3] = { { 8, 1, 1 }, { 8, 1, 2 },
+				      { 1, 1, 3 }, { 1, 0, 3 } };
+		int end[4];
 		uint8_t port[4];
 
 		rng_state = 2031 + (uint64_t)trial;
 		crossed_setup("10x5x4", "001", c, end, port);
 		fab_run(&F, 2);
-		for (i = 0; i < 4; i++)
-			tc_port_state(F.node[end[i]], port[i], false);
+		crossed_unplug(end, port);
 		/* plugged back as the rest joins the first placed, or after */
-		for (t = 0; t < 400 && fab_check(&F) <= 0; t++)
-			fab_round(&F);
+		run_until_placed();
 		fab_run(&F, 3 * trial);
 		crossed_watch(end, port, 300, &k);
 	}
