@@ -163,9 +163,16 @@ def faulty_rack():
         conv, secs, nodes = lab.wait()
         res, nodes = lab.verify(conv)
         box["res"], box["nodes"] = res, nodes
-        assert conv and res["consistent"] and res["placed"], \
-            "converged %s, consistent %s, %d placed" % (
-                conv, res.get("consistent"), res["placed"])
+        # what the truth says: converged, consistent, the extents and
+        # wrap found, every unplaced node next to a fault, the port
+        # maps torusd installed right (torus-lab(8), JSON RESULT)
+        assert res["ok"], "converged %s, consistent %s, dims_ok %s, " \
+            "%d placed, unexcused %s, port maps wrong %s" % (
+                conv, res.get("consistent"), res.get("dims_ok"),
+                res["placed"], res.get("unexcused"),
+                res.get("portmaps_bad"))
+        assert res["live"] == 62 and res["placed"], \
+            "%d live, %d placed" % (res["live"], res["placed"])
         # torusd alone: the lab adds no address in a run with daemons
         wrong = lab.wait_addresses(nodes)
         assert not wrong, "%d nodes without exactly their plan " \
