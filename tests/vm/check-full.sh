@@ -11,8 +11,9 @@ require_vm
 status=0
 python3 tests/vm/coll_test.py --full || status=1
 # a second miswired 4x4x4 rack with 2 dead nodes and 3 cut cables, by
-# torus-lab run (make check discovers daemon_test.py's faulty rack)
-python3 tests/vm/discovery_test.py faults || status=1
+# torus-lab run (make check discovers daemon_test.py's faulty rack), and
+# the flat rack again with all 64 daemons restarted under a ping
+python3 tests/vm/discovery_test.py faults restart || status=1
 tests/vm/reliability.sh full build/vm/reliability-full || status=1
 python3 tests/vm/hostile_flood.py --duration 60 \
 	--json build/vm/reliability-full/hostile.json || status=1

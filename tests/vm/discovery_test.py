@@ -199,9 +199,10 @@ def blocks_rotated():
         ping_case("lab_blocks_rotated_ping_all", box["res"], True)
 
 
-def flat_rotated():
+def flat_rotated(restart_all=False):
     """4x4x4, every node cabled in a random rotation or reflection; then
-    the leader's torusd is killed: no coordinate may change."""
+    the leader's torusd is killed: no coordinate may change; one daemon
+    is restarted, and with @restart_all (make check-full) all of them."""
     spec = tl.normalize_spec({"dims": "4x4x4", "miswire": "nodes",
                               "seed": 2, "prefix": "f"})
     lab = tl.Lab(spec, run_dir=os.path.join(RUNS, "f"),
@@ -282,17 +283,36 @@ def flat_rotated():
         cable of its node answers within the dead timer, so it reports
         none down and no other node installs new routes; it keeps the
         kernel's routes while its link state settles, then installs its
-        own; a ping from its node meanwhile loses nothing."""
+        own; a ping from its node meanwhile loses nothing.  That holds
+        when it runs again within the dead timer less a hello; on a
+        loaded machine it may not, and its silence is then a fault the
+        fabric routes around: only the ping is checked (15% loss)."""
         src = lab.rack.ns((0, 0, 0))
         far = lab.rack.ns((2, 2, 2))
         target = tl.addr(box["nodes"][far]["coord"])
+        log = os.path.join(lab.run_dir, src + ".log")
+
+        def lives():
+            with open(log) as f:
+                return f.read().count(" running on ")
+
         gen0 = routes_generations()
+        lives0 = lives()
         ping = subprocess.Popen(
             ["ip", "netns", "exec", src, "ping", "-n", "-i", "0.05",
              "-c", "100", "-W", "1", target],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         time.sleep(0.5)
+        t_kill = time.monotonic()
         lab.restart(src)
+        back = None
+        while back is None and time.monotonic() - t_kill < 30:
+            if lives() > lives0:
+                back = time.monotonic() - t_kill
+            else:
+                time.sleep(0.05)
+        window = (lab.spec["dead_timer"] - lab.spec["hello"]) / 1000.0
+        timely = back is not None and back < window
         out, _ = ping.communicate(timeout=60)
         # twice the dead timer: settled, and its first set computed
         time.sleep(2 * lab.spec["dead_timer"] / 1000.0 + 1)
@@ -300,14 +320,25 @@ def flat_rotated():
         others = sorted(ns for ns in gen0 if ns != src and
                         gen0[ns] is not None and gen1[ns] != gen0[ns])
         pct, echoes = ping_loss(out)
-        assert not others, "%d other nodes installed routes after %s's " \
-            "daemon restarted, e.g. %s" % (len(others), src, others[0])
         own = (gen1[src] - gen0[src]) % 2 ** 32
-        assert 1 <= own <= 2, "%s installed %d route sets" % (src, own)
+        assert own >= 1, "%s installed no route set" % src
+        if not timely:
+            assert pct <= 15.0, "ping lost %.1f%% during a restart " \
+                "slower than the dead timer: %s; %s" % (
+                    pct, out.strip().splitlines()[-2:], echoes)
+            return "not checked: %s ran again after %s s, slower than " \
+                "%.1f s; %d other nodes installed routes, %.1f%% ping " \
+                "loss" % (src, "%.1f" % back if back else "> 30", window,
+                          len(others), pct)
+        assert not others, "%d other nodes installed routes after %s's " \
+            "daemon restarted (running again after %.1f s), e.g. %s" % (
+                len(others), src, back, others[0])
+        assert own <= 2, "%s installed %d route sets" % (src, own)
         assert pct == 0.0, "ping lost %.1f%% during the restart: %s; %s" \
             % (pct, out.strip().splitlines()[-2:], echoes)
-        return "0 of %d other nodes installed routes, %s %d; " \
-            "0%% ping loss" % (len(gen0) - 1, src, own)
+        return "0 of %d other nodes installed routes, %s %d, running " \
+            "again after %.1f s; 0%% ping loss" % (len(gen0) - 1, src,
+                                                   own, back)
 
     @case("lab_daemons_restarted_traffic_flows")
     def check_restart():
@@ -392,7 +423,8 @@ def flat_rotated():
             check_ping()
             check_kill()
             check_restart_one()
-            check_restart()
+            if restart_all:
+                check_restart()
     finally:
         lab.destroy()
         save_logs("flat_rotated", lab.run_dir)
@@ -418,28 +450,35 @@ def flat_faults():
         ping_case("lab_flat_faults_ping_all", box["res"], False)
 
 
-# "faults" is make check-full's: make check discovers a rack with the
-# same faults once, in tests/vm/daemon_test.py's faulty rack
-SCENARIOS = ("wiring", "blocks", "flat", "faults")
+# make check-full's: "faults" (make check discovers a rack with the
+# same faults once, in tests/vm/daemon_test.py's faulty rack) and
+# "restart", "flat" with every daemon restarted at the end (64 daemons
+# restarted at once under TCG take 45-50 s to run again, longer than
+# the dead timer, so the case can check only the ping loss then)
+SCENARIOS = ("wiring", "blocks", "flat", "faults", "restart")
 DEFAULT = ("wiring", "blocks", "flat")
 
 
 def main(argv):
-    """discovery_test.py [wiring|blocks|flat|faults ...] (default: all
-    but faults)"""
+    """discovery_test.py [wiring|blocks|flat|faults|restart ...]
+    (default: wiring blocks flat)"""
     t0 = time.monotonic()
     want = argv or list(DEFAULT)
     ensure_module()
     if "wiring" in want:
         check_wiring()
-    daemon = {"blocks": blocks_rotated, "flat": flat_rotated,
+    daemon = {"blocks": blocks_rotated,
+              "flat": lambda: flat_rotated("restart" in want),
               "faults": flat_faults}
+    if "restart" in want and "flat" not in want:
+        want = list(want) + ["flat"]
     if not tl.find_torusd():
         names = {"blocks": ["lab_blocks_rotated"],
                  "flat": ["lab_flat_rotated",
                           "lab_leader_killed_coords_unchanged"],
+                 "restart": ["lab_daemons_restarted_traffic_flows"],
                  "faults": ["lab_flat_faults"]}
-        for k in ("blocks", "flat", "faults"):
+        for k in ("blocks", "flat", "faults", "restart"):
             for name in names[k] if k in want else []:
                 skip(name, "torusd not built (make -C daemon)")
     else:
