@@ -1407,24 +1407,31 @@ class Lab:
         deadline = time.monotonic() + timeout
         while pending and time.monotonic() < deadline:
             for ns in list(pending):
-                try:
-                    with open(os.path.join(self.run_dir,
-                                           ns + ".log")) as f:
-                        if " running on " in f.read():
-                            pending.discard(ns)
-                except OSError:
-                    pass
+                if self.lives(ns):
+                    pending.discard(ns)
             if pending:
                 time.sleep(poll)
         return None if pending else time.monotonic() - self.t_start
+
+    def lives(self, ns):
+        """How many times the torusd of `ns` logged that it runs (its
+        log is kept across restarts)."""
+        try:
+            with open(os.path.join(self.run_dir, ns + ".log")) as f:
+                return f.read().count(" running on ")
+        except OSError:
+            return 0
 
     def save_pids(self):
         with open(os.path.join(self.run_dir, "pids.json"), "w") as f:
             f.write(dumps({ns: p.pid for ns, p in self.procs.items()}))
 
-    def restart(self, ns, sig=signal.SIGKILL):
+    def restart(self, ns, sig=signal.SIGKILL, wait=False):
         """Stop the torusd of `ns` with `sig` (SIGKILL: a crash, its
-        node keeps forwarding and its addresses) and start it again."""
+        node keeps forwarding and its addresses) and start it again.
+        With `wait`: returns the seconds from the signal until the new
+        torusd logged that it runs, or None after 30 s."""
+        before, t0 = self.lives(ns), time.monotonic()
         p = self.procs[ns]
         p.send_signal(sig)
         try:
@@ -1434,6 +1441,11 @@ class Lab:
             p.wait()
         self.spawn(ns, "a")
         self.save_pids()
+        while wait and time.monotonic() - t0 < 30:
+            if self.lives(ns) > before:
+                return time.monotonic() - t0
+            time.sleep(0.05)
+        return None
 
     def exited(self):
         return {ns: p.returncode for ns, p in self.procs.items()
