@@ -11,6 +11,13 @@
  * of each board are what make squares meaningful: without them a 4-ring
  * (C4 = K2 x K2) would look like a square.  Squares that disagree mark
  * the cable as conflicting: it is never used, rather than guessed.
+ * A cable plugged back crossed into a node three steps away closes a
+ * square with three honest cables, one that orients our honest cable
+ * on the crossed cable's axis with the wrong sign: while neighbors are
+ * still powering on, it may be the only square there is.  So a square
+ * seen from one side of an axis only, where the board has both, counts
+ * when our cable to its other corner is on a square of its own too, or
+ * once the node has been quiet for quiet_ticks (a neighbor may be dead).
  *
  * Block mode (the paper, section 3): nodes inside a block share its
  * frame; across a face, OrientAdjacent compares the displacement of two
@@ -80,26 +87,66 @@ bool tc_square_backed(const struct tc_node *n, uint8_t p)
 	return false;
 }
 
+/*
+ * Whether a square backs our cable on port @p through a neighbor other
+ * than the one on @skip.
+ */
+static bool tc_square_besides(struct tc_node *n, uint8_t p, uint8_t skip)
+{
+	const uint32_t *vrow = tc_hop2(n, p);
+	uint32_t me = tw_id_hash(n->cfg.id);
+	uint8_t q = tn_nbr(n)[p].peer_port, np = tc_nports(n);
+	unsigned int beta, d, e;
+
+	for (beta = 0; beta < np; beta++) {
+		const struct tc_nbr *x = &tn_nbr(n)[beta];
+		const uint32_t *xrow = tc_hop2(n, beta);
+
+		if (beta == skip || (beta >> 1) == (p >> 1u) || !x->id)
+			continue;
+		for (d = 0; d < np; d++) {
+			uint32_t w = vrow[d];
+
+			if (!w || w == me || (d >> 1) == (q >> 1u))
+				continue;
+			for (e = 0; e < np; e++)
+				if (xrow[e] == w &&
+				    (e >> 1) != (x->peer_port >> 1u))
+					return true;
+		}
+	}
+	return false;
+}
+
 void tc_resolve_flat(struct tc_node *n, uint8_t p)
 {
 	struct tc_nbr *nb = &tn_nbr(n)[p];
+	uint8_t *map = tc_nb_map(n, nb);
 	const uint32_t *vrow = tc_hop2(n, p);
 	uint32_t me = tw_id_hash(n->cfg.id);
 	uint8_t q = nb->peer_port, np = tc_nports(n);
+	bool quiet = n->quiet >= n->cfg.quiet_ticks;
 	unsigned int axis, s, d, e;
 
-	tc_nb_map(n, nb)[p >> 1] = tc_increment_map(p, q);
+	/* from today's squares: one seen before may have been refuted */
+	memset(map, TC_NONE, n->cfg.ndims);
+	map[p >> 1] = tc_increment_map(p, q);
 	for (axis = 0; axis < n->cfg.ndims; axis++) {
-		uint8_t found = TC_NONE;
+		uint8_t found = TC_NONE, sides = 0;
+		uint8_t board = (n->cfg.ports >> (2 * axis)) & 3;
+		bool corner_backed = false;
+		uint64_t found_x = 0;
+		uint32_t found_w = 0;
 
-		if (axis == (p >> 1u) || tc_nb_map(n, nb)[axis] != TC_NONE)
+		if (axis == (p >> 1u))
 			continue;
 		for (s = 0; s < 2; s++) {
 			uint8_t beta = TORUS_DIR(axis, s);
 			const struct tc_nbr *x = &tn_nbr(n)[beta];
 			const uint32_t *xrow = tc_hop2(n, beta);
 
-			if (!x->id)
+			/* a cable marked miswired is no square's side */
+			if (!x->id || (x->flags & NB_MISWIRED))
 				continue;
 			for (d = 0; d < np; d++) {
 				uint32_t w = vrow[d];
@@ -114,16 +161,34 @@ void tc_resolve_flat(struct tc_node *n, uint8_t p)
 						continue;
 					/* u.beta is parallel to v.d */
 					cand = (uint8_t)(d ^ s);
-					if (found == TC_NONE)
+					sides |= 1u << s;
+					if (found == TC_NONE) {
 						found = cand;
-					else if ((found >> 1) != (cand >> 1))
+						found_x = x->id;
+						found_w = w;
+						continue;
+					}
+					/*
+					 * Opposite signs are a ring of two's
+					 * (one corner x and w reached both
+					 * ways), else a crossed cable's.
+					 */
+					if ((found >> 1) != (cand >> 1) ||
+					    (found != cand &&
+					     (found_x != x->id || found_w != w)))
 						goto conflict;
 				}
 			}
+			if ((sides & (1u << s)) &&
+			    tc_square_besides(n, beta, p))
+				corner_backed = true;
 		}
-		tc_nb_map(n, nb)[axis] = found;
+		if (found != TC_NONE && (sides & board) != board &&
+		    !corner_backed && !quiet)
+			continue;	/* one side's square alone: wait */
+		map[axis] = found;
 	}
-	if (!tc_map_injective(n, tc_nb_map(n, nb)))
+	if (!tc_map_injective(n, map))
 		goto conflict;
 	/*
 	 * Resolved: every live axis mapped, and at least one square behind
@@ -131,14 +196,14 @@ void tc_resolve_flat(struct tc_node *n, uint8_t p)
 	 * axis, early in a staggered boot, must not trust a neighbor whose
 	 * neighbor table could be made up: the squares check it).
 	 */
-	if (tc_map_complete(n, tc_nb_map(n, nb), tc_live_axes(n)) &&
+	if (tc_map_complete(n, map, tc_live_axes(n)) &&
 	    (tc_square_backed(n, p) || tc_board_axes(n) < 2))
 		nb->flags |= NB_RESOLVED;
 	return;
 
 conflict:
 	nb->flags |= NB_CONFLICT;
-	memset(tc_nb_map(n, nb), TC_NONE, n->cfg.ndims);
+	memset(map, TC_NONE, n->cfg.ndims);
 }
 
 /* ---- block mode ---- */

@@ -1531,6 +1531,78 @@ UNIT_TEST(core_crossed_plug_square_off_axis_marked)
 }
 
 /*
+ * A crossed cable's square while neighbours power on: on a 6x6x6 fabric,
+ * the cables (3,3,3)-(2,3,3) and (4,1,3)-(4,1,4) become (3,3,3)-(4,1,3)
+ * and (4,1,4)-(2,3,3).  (3,3,3)-(4,1,3) closes the square
+ * (3,3,3)-(3,2,3)-(4,2,3)-(4,1,3) with three honest cables, which orients
+ * the honest cable to (3,2,3) on x with the wrong sign.  The fabric
+ * places without (3,3,3), (4,3,3), (3,3,2) and (3,3,4); (3,3,3) starts
+ * then, and the three others 15 ticks later: until they do, that square
+ * is the only one on the x axis of (3,3,3).  A square from one side of
+ * an axis alone must not orient a cable then, nor place (3,3,3) with x
+ * flipped by following (3,2,3); once the squares from the other side
+ * come, they disagree with it.
+ */
+UNIT_TEST(core_crossed_plug_lone_square_waits)
+{
+	const int c[4][3] = { { 3, 3, 3 }, { 2, 3, 3 },
+			      { 4, 1, 4 }, { 4, 1, 3 } };
+	const int late[4][3] = { { 3, 3, 3 }, { 4, 3, 3 },
+				 { 3, 3, 2 }, { 3, 3, 4 } };
+	struct tc_output out = { .ctx = &F, .send = send_cb };
+	int trial, inconsistent = 0, unplaced = 0;
+	const int trials = 4;
+
+	for (trial = 0; trial < trials; trial++) {
+		int end[4], u, v, i, t;
+		uint8_t port[4], p;
+
+		rng_state = 4100 + (uint64_t)trial;
+		crossed_setup("6x6x6", NULL, c, end, port);
+		for (i = 0; i < 4; i++) {
+			F.peer[end[i]][port[i]] = end[3 - i];
+			F.peer_port[end[i]][port[i]] = port[3 - i];
+		}
+		for (i = 0; i < 4; i++)
+			F.dead[idx(&F, late[i])] = true;
+		for (u = 0; u < F.nn; u++) {
+			tc_node_init(F.node[u], &(struct tc_config){
+				.id = F.id[u], .ndims = 3, .ports = 0x3f,
+				.hello_ticks = 10, .dead_ticks = 40,
+				.quiet_ticks = 30 }, &out);
+			for (p = 0; p < 6; p++)
+				if (!F.dead[u] && !F.dead[F.peer[u][p]])
+					tc_port_state(F.node[u], p, true);
+		}
+		for (t = 0; t < 500; t++) {
+			/* the late nodes power on: their cables get carrier */
+			for (i = 0; i < 4; i++) {
+				if (t != (i ? 165 : 150))
+					continue;
+				u = idx(&F, late[i]);
+				F.dead[u] = false;
+				for (p = 0; p < 6; p++) {
+					v = F.peer[u][p];
+					if (F.dead[v])
+						continue;
+					tc_port_state(F.node[u], p, true);
+					tc_port_state(F.node[v],
+						      F.peer_port[u][p], true);
+				}
+			}
+			fab_round(&F);
+			inconsistent += fab_check(&F) < 0;
+		}
+		/* the crossed cables' ends may stay unplaced: they cannot
+		 * tell which neighbour lies */
+		unplaced += fab_check(&F) < F.nn - 4;
+		fab_free(&F);
+	}
+	UNIT_CHECK(inconsistent == 0);
+	UNIT_CHECK(unplaced == 0);
+}
+
+/*
  * Staggered starts: daemons start over 10x the quiet time in random
  * order (the cables have carrier from the start: the kernel is up, the
  * daemons are not).  At every tick every placed node fits the truth, and
@@ -1797,6 +1869,7 @@ static const struct unit_case cases[] = {
 	UNIT_CASE(core_crossed_plugs_before_placing_refuted),
 	UNIT_CASE(core_crossed_plug_far_node_not_in_window),
 	UNIT_CASE(core_crossed_plug_square_off_axis_marked),
+	UNIT_CASE(core_crossed_plug_lone_square_waits),
 	UNIT_CASE(core_staggered_starts),
 	UNIT_CASE(core_leader_death_keeps_coords),
 	UNIT_CASE(core_join_higher_id_adopts_frame),

@@ -478,6 +478,13 @@ unsigned int torus_ndims(const struct torus_ctx *ctx)
 	return ctx->ndims;
 }
 
+/* the extent of each axis into @dims (TORUS_MAX_AXES entries) */
+unsigned int torus_dims(const struct torus_ctx *ctx, uint32_t *dims)
+{
+	memcpy(dims, ctx->dims, ctx->ndims * sizeof(*dims));
+	return ctx->ndims;
+}
+
 /* rank = x + X * (y + Y * (z + ...)), as TORUS_A_COLL_LOC counts */
 int torus_rank_of(const struct torus_ctx *ctx, const uint32_t *coord,
 		  unsigned int n, uint32_t *rank)

@@ -61,6 +61,7 @@ const char *torus_errmsg(const struct torus_ctx *ctx);
 
 /* geometry of the fabric, read at torus_open() */
 unsigned int torus_ndims(const struct torus_ctx *ctx);
+unsigned int torus_dims(const struct torus_ctx *ctx, uint32_t *dims);
 uint32_t torus_rank(const struct torus_ctx *ctx);
 uint32_t torus_size(const struct torus_ctx *ctx);
 int torus_rank_of(const struct torus_ctx *ctx, const uint32_t *coord,
