@@ -74,6 +74,7 @@ tools:
 	else echo "tools: tools/Makefile not there yet, skipping" >&2; fi
 	@if [ -f tools/sim/Makefile ]; then $(MAKE) -C tools/sim; fi
 	@if [ -f tools/iproute2/Makefile ]; then $(MAKE) -C tools/iproute2; fi
+	$(MAKE) -C tools/mpi
 	@$(MAKE) -C tests/bench
 
 deps:
@@ -243,6 +244,13 @@ install-tools:
 	# package of its own (Debian policy 8.1), not in torus-tools
 	$(INSTALL) -m 644 build/lib/libtorus.a $(DESTDIR)$(LIBDIR)/
 	$(INSTALL) -m 644 man/libtorus.3 $(DESTDIR)$(MANDIR)/man3/
+	# libtorus_mpi.so for each MPI it was built for (torus-mpi(7))
+	$(INSTALL) -d $(DESTDIR)$(MANDIR)/man7
+	$(INSTALL) -m 644 man/torus-mpi.7 $(DESTDIR)$(MANDIR)/man7/
+	for m in openmpi mpich; do \
+		[ -f build/lib/$$m/libtorus_mpi.so ] || continue; \
+		$(INSTALL) -D -m 644 build/lib/$$m/libtorus_mpi.so \
+			$(DESTDIR)$(LABDIR)/$$m/libtorus_mpi.so || exit 1; done
 
 install-dkms-src:
 	$(INSTALL) -d $(DESTDIR)$(DKMSSRCDIR)

@@ -677,6 +677,7 @@ int main(int argc, char **argv)
 	unsigned int ti, pi, c, opi;
 	const size_t counts[] = { 0, 1, 7, 8192 };
 	MPI_Comm line, plane, odd;
+	size_t mid;
 	int opt;
 	bool ok;
 
@@ -704,6 +705,8 @@ int main(int argc, char **argv)
 	ok = MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS;
 	world_verdict("barrier", ok, "MPI error");
 	reduce_cases(MPI_COMM_WORLD, "", true);
+	/* in place: one segment of the module, or several with -l */
+	mid = level == 2 ? 8192 : 1000;
 
 	/* MPI_IN_PLACE and MPI_Reduce on a sample of types and ops */
 	for (ti = 0; ti < NTYPES; ti++)
@@ -712,7 +715,7 @@ int main(int argc, char **argv)
 			    (!level && !key_type(ti)))
 				continue;
 			why[0] = 0;
-			ok = check_reduce(MPI_COMM_WORLD, &types[ti], opi, 8192,
+			ok = check_reduce(MPI_COMM_WORLD, &types[ti], opi, mid,
 					  true, false, why, sizeof(why));
 			snprintf(name, sizeof(name), "allreduce_in_place_%s_%s",
 				 types[ti].name, ops[opi].name);
@@ -724,10 +727,10 @@ int main(int argc, char **argv)
 				 types[ti].name, ops[opi].name);
 			world_verdict(name, ok, why);
 			why[0] = 0;
-			ok = check_reduce(MPI_COMM_WORLD, &types[ti], opi, 8192,
+			ok = check_reduce(MPI_COMM_WORLD, &types[ti], opi, mid,
 					  true, true, why, sizeof(why));
-			snprintf(name, sizeof(name), "reduce_in_place_%s_%s_8192",
-				 types[ti].name, ops[opi].name);
+			snprintf(name, sizeof(name), "reduce_in_place_%s_%s_%zu",
+				 types[ti].name, ops[opi].name, mid);
 			world_verdict(name, ok, why);
 		}
 	for (pi = 0; pi < sizeof(pairs) / sizeof(pairs[0]); pi++)

@@ -11,6 +11,9 @@ status=0
 python3 tests/vm/datapath_test.py || status=1
 # collectives on a 3x3x3 rack: exact double sums, a member deleted
 python3 tests/vm/coll_test.py || status=1
+# unmodified MPI programs on the module's collectives (libtorus_mpi.so),
+# Open MPI and MPICH, C and Fortran, one rank per node of a 2x2x2 rack
+python3 tests/vm/mpi_test.py || status=1
 python3 tests/vm/fabric_test.py || status=1
 # fabric_test.py ends with rmmod torus: discovery_test.py insmods it again
 python3 tests/vm/discovery_test.py || status=1
