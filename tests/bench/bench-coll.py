@@ -13,7 +13,10 @@ broadcast, three ways, in the same boot:
            in the namespace of 0,0,0 and starts each node's daemon with
            tests/bench/mpi-netns-agent (ip netns exec + its own host
            name), as its rsh launch agent;
-  mpi-shm  Open MPI, all ranks in one namespace, shared memory (vader).
+  mpi-shm  Open MPI, all ranks in one namespace, shared memory (vader);
+  mpi-shim the mpi-tcp run again with libtorus_mpi.so preloaded: the
+           same unmodified program, its collectives in the module
+           (torus-mpi(7)).
 
 The broadcast runs once more with its result copied through the
 module's answers (TORUS_COLL_PLACE=0) instead of placed in the callers'
@@ -49,6 +52,7 @@ from torus_lab import Rack, addr4  # noqa: E402
 
 BIN = os.path.join(REPO, "build", "bin")
 AGENT = os.path.join(HERE, "mpi-netns-agent")
+SHIM = os.path.join(REPO, "build", "lib", "openmpi", "libtorus_mpi.so")
 OUT = os.path.join(REPO, "build", "bench-coll")
 DIMS = {8: [2, 2, 2], 27: [3, 3, 3], 64: [4, 4, 4]}
 PREFIX = "k"
@@ -100,7 +104,7 @@ def run_torus(rack, op, nbytes, iters, place=True, bench=None):
     return (worst if ok else None), errs
 
 
-def run_mpi(rack, tcp, specs):
+def run_mpi(rack, tcp, specs, shim=False):
     n = len(rack.nodes)
     args = [os.path.join(BIN, "coll_mpi"), "-c", "-w", "2"] + [
         "%s:%d:%d" % s for s in specs]
@@ -112,7 +116,8 @@ def run_mpi(rack, tcp, specs):
         cmd = ["mpirun", "--hostfile", hosts, "-np", str(n),
                "--mca", "btl", "tcp,self",
                "--mca", "btl_tcp_if_include", "tor0",
-               "--mca", "oob_tcp_if_include", "tor0"] + args
+               "--mca", "oob_tcp_if_include", "tor0"] + (
+                   ["-x", "LD_PRELOAD=" + SHIM] if shim else []) + args
         # mpirun's own node is named like the others (the agent's rule)
         cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "unshare",
                "--uts", "sh", "-c", 'hostname %s; exec "$@"' %
@@ -128,7 +133,8 @@ def run_mpi(rack, tcp, specs):
     res = {(x["op"], x["bytes"]): x for x in parse_lines(r.stdout)}
     if r.returncode:
         sys.stderr.write("mpirun %s: rc %d: %s\n" % (
-            "tcp" if tcp else "shm", r.returncode, r.stderr[-600:]))
+            "shim" if shim else "tcp" if tcp else "shm", r.returncode,
+            r.stderr[-600:]))
     return res, wall
 
 
@@ -217,11 +223,15 @@ def main():
             n, secs, a.mtu), flush=True)
         try:
             specs = ops(a.quick)
-            tcp, shm = None, None
+            tcp, shm, shim = None, None, None
             if not a.no_tcp and not a.no_mpi:
                 tcp, tcp_wall = run_mpi(rack, True, specs)
                 print("# mpi-tcp: %.0f s with start-up" % tcp_wall,
                       flush=True)
+                if os.path.exists(SHIM):
+                    shim, shim_wall = run_mpi(rack, True, specs, shim=True)
+                    print("# mpi-shim: %.0f s with start-up" % shim_wall,
+                          flush=True)
             if not a.no_mpi:
                 shm, shm_wall = run_mpi(rack, False, specs)
                 print("# mpi-shm: %.0f s with start-up" % shm_wall,
@@ -233,17 +243,22 @@ def main():
                     print("# torus %s %d failed: %s" % (op, nbytes, errs[:2]))
                 row = dict(nodes=n, op=op, bytes=nbytes, iters=iters,
                            mtu=a.mtu, torus_us=t)
-                for name, res in (("mpi_tcp_us", tcp), ("mpi_shm_us", shm)):
+                for name, res in (("mpi_tcp_us", tcp), ("mpi_shm_us", shm),
+                                  ("mpi_shim_us", shim)):
                     x = res.get((op, nbytes)) if res is not None else None
                     row[name] = x["avg_us"] if x and x["ok"] else \
                         NOT_RUN if res is None else None
                 rows.append(row)
                 print("%2d nodes %-9s %7d B: torus %s us, mpi-tcp %s us "
-                      "(%s), mpi-shm %s us (%s)" % (
+                      "(%s), mpi-shm %s us (%s), mpi-shim %s us (tcp/shim "
+                      "%s)" % (
                           n, op, nbytes, fmt_us(t), fmt_us(row["mpi_tcp_us"]),
                           ratio(row["mpi_tcp_us"], t),
                           fmt_us(row["mpi_shm_us"]),
-                          ratio(row["mpi_shm_us"], t)), flush=True)
+                          ratio(row["mpi_shm_us"], t),
+                          fmt_us(row["mpi_shim_us"]),
+                          ratio(row["mpi_tcp_us"], row["mpi_shim_us"])),
+                      flush=True)
             # the broadcast again, its result copied through the
             # module's answers rather than placed: what placement gains
             for op, nbytes, iters in specs:
@@ -257,7 +272,8 @@ def main():
                               and r["op"] == op and r["bytes"] == nbytes)
                 rows.append(dict(nodes=n, op="bcast-copied", bytes=nbytes,
                                  iters=iters, mtu=a.mtu, torus_us=t,
-                                 mpi_tcp_us=NOT_RUN, mpi_shm_us=NOT_RUN))
+                                 mpi_tcp_us=NOT_RUN, mpi_shm_us=NOT_RUN,
+                                 mpi_shim_us=NOT_RUN))
                 print("%2d nodes %-9s %7d B: torus, copied not placed, %s us "
                       "(placed: %s faster)" % (n, op, nbytes, fmt_us(t),
                                                ratio(t, placed)), flush=True)
@@ -283,18 +299,21 @@ def main():
     with open(os.path.join(OUT, "results%s.json" % tag), "w") as f:
         json.dump(rows, f, indent=1)
     md = ["| nodes | operation | torus.ko (us) | Open MPI TCP on tor0 (us) "
-          "| ratio | Open MPI shared memory (us) | ratio |" +
+          "| ratio | Open MPI shared memory (us) | ratio | Open MPI with "
+          "libtorus_mpi.so (us) | TCP / shim |" +
           (" baseline torus.ko (us) | ratio |" if a.baseline_module else ""),
-          "|---|---|---|---|---|---|---|" +
+          "|---|---|---|---|---|---|---|---|---|" +
           ("---|---|" if a.baseline_module else "")]
     for r in rows:
         what = r["op"] + (" %s" % ("8 B" if r["bytes"] == 8 else
                                    "8 KiB" if r["bytes"] == 8192 else
                                    "1 MiB" if r["bytes"] else ""))
-        md.append("| %d | %s | %s | %s | %s | %s | %s |" % (
+        md.append("| %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["nodes"], what.strip(), fmt_us(r["torus_us"]),
             fmt_us(r["mpi_tcp_us"]), ratio(r["mpi_tcp_us"], r["torus_us"]),
-            fmt_us(r["mpi_shm_us"]), ratio(r["mpi_shm_us"], r["torus_us"])) +
+            fmt_us(r["mpi_shm_us"]), ratio(r["mpi_shm_us"], r["torus_us"]),
+            fmt_us(r["mpi_shim_us"]),
+            ratio(r["mpi_tcp_us"], r["mpi_shim_us"])) +
             (" %s | %s |" % (fmt_us(r.get("baseline_us")),
                              ratio(r.get("baseline_us"), r["torus_us"]))
              if a.baseline_module else ""))

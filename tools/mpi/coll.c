@@ -209,8 +209,9 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	if (why)
 		return tm_fall_back(comm, TM_ALLREDUCE, why) ?:
 			PMPI_Allreduce(sendbuf, recvbuf, count, dt, op, comm);
+	/* memmove: an aliased buffer is erroneous, but must not corrupt */
 	if (count && sendbuf != MPI_IN_PLACE)
-		memcpy(recvbuf, sendbuf, (size_t)count * red.extent);
+		memmove(recvbuf, sendbuf, (size_t)count * red.extent);
 	if (count && !c->alone) {
 		err = tm_reduce_run(c, &red, recvbuf, (size_t)count, -1);
 		if (err) {
@@ -244,6 +245,11 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 			PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
 	PMPI_Comm_rank(comm, &me);
 	is_root = me == root;
+	/* only the root may reduce in place (MPI 5.9.1) */
+	if (!is_root && sendbuf == MPI_IN_PLACE) {
+		PMPI_Comm_call_errhandler(comm, MPI_ERR_BUFFER);
+		return MPI_ERR_BUFFER;
+	}
 	if (!count) {
 		tm_count(TM_REDUCE);
 		return MPI_SUCCESS;
@@ -255,7 +261,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	if (is_root) {
 		work = recvbuf;
 		if (sendbuf != MPI_IN_PLACE)
-			memcpy(work, sendbuf, (size_t)count * red.extent);
+			memmove(work, sendbuf, (size_t)count * red.extent);
 	} else {
 		work = malloc((size_t)count * red.extent);
 		if (!work) {
