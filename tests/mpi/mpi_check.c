@@ -52,6 +52,9 @@ static int me, nranks, passed, failed;
 static double t_start;
 
 #define NTYPES 25
+/* entries of types[] that cases name */
+enum { T_SHORT = 3, T_INT = 5, T_LONG = 7, T_INT64 = 14, T_FLOAT = 19,
+       T_DOUBLE = 20 };
 static struct type types[NTYPES];
 static struct op ops[10];
 
@@ -362,7 +365,7 @@ static void world_ranks(MPI_Comm comm, int *rank, int n)
 }
 
 /* MPI_Allreduce (and MPI_IN_PLACE, and MPI_Reduce to the last rank) */
-static bool check_reduce(MPI_Comm comm, const struct type *t, int opi,
+static bool reduce_ok(MPI_Comm comm, const struct type *t, int opi,
 			 size_t count, bool in_place, bool reduce,
 			 char *why, size_t whylen)
 {
@@ -415,7 +418,7 @@ static bool check_reduce(MPI_Comm comm, const struct type *t, int opi,
 	return ok;
 }
 
-static bool check_bcast(MPI_Comm comm, const struct type *t, size_t count,
+static bool bcast_ok(MPI_Comm comm, const struct type *t, size_t count,
 			char *why, size_t whylen)
 {
 	int n, r, root, rc, rootw;
@@ -466,7 +469,7 @@ struct ii { int v; int i; };
 struct si { short v; int i; };
 
 /* MINLOC/MAXLOC: value ties on purpose, indices unrelated to ranks */
-static bool check_loc(MPI_Comm comm, const struct pair_type *p, bool max,
+static bool loc_ok(MPI_Comm comm, const struct pair_type *p, bool max,
 		      size_t count, char *why, size_t whylen)
 {
 	int n, r, i, *rank;
@@ -486,11 +489,11 @@ static bool check_loc(MPI_Comm comm, const struct pair_type *p, bool max,
 		int idx = (int)(mix(h, 7) % 1000) - 500;
 		char *e = send + k * p->extent;
 
-		if (p->vtype == 19) {
+		if (p->vtype == T_FLOAT) {
 			float f = (float)v;
 
 			memcpy(e, &f, sizeof(f));
-		} else if (p->vtype == 20) {
+		} else if (p->vtype == T_DOUBLE) {
 			memcpy(e, &v, sizeof(v));
 		} else {
 			int64_t iv = (int64_t)v;
@@ -521,12 +524,12 @@ static bool check_loc(MPI_Comm comm, const struct pair_type *p, bool max,
 				bidx = idx;
 			}
 		}
-		if (p->vtype == 19) {
+		if (p->vtype == T_FLOAT) {
 			float f;
 
 			memcpy(&f, recv + k * p->extent, sizeof(f));
 			got = f;
-		} else if (p->vtype == 20) {
+		} else if (p->vtype == T_DOUBLE) {
 			memcpy(&got, recv + k * p->extent, sizeof(got));
 		} else {
 			memcpy(&got_iv, recv + k * p->extent,
@@ -549,6 +552,44 @@ static bool check_loc(MPI_Comm comm, const struct pair_type *p, bool max,
 	free(recv);
 	free(rank);
 	return ok;
+}
+
+/*
+ * One case each, named after what it runs: [TAG](all)reduce[_in_place]
+ * _TYPE_OP_COUNT, [TAG]bcast_TYPE_COUNT, allreduce_PAIR_minloc_COUNT.
+ */
+static void reduce_case(MPI_Comm comm, const char *tag, unsigned int ti,
+			int opi, size_t count, bool in_place, bool reduce)
+{
+	char name[160], why[160] = "";
+	bool ok = reduce_ok(comm, &types[ti], opi, count, in_place, reduce,
+			    why, sizeof(why));
+
+	snprintf(name, sizeof(name), "%s%sreduce%s_%s_%s_%zu", tag,
+		 reduce ? "" : "all", in_place ? "_in_place" : "",
+		 types[ti].name, ops[opi].name, count);
+	world_verdict(name, ok, why);
+}
+
+static void bcast_case(MPI_Comm comm, const char *tag, unsigned int ti,
+		       size_t count)
+{
+	char name[160], why[160] = "";
+	bool ok = bcast_ok(comm, &types[ti], count, why, sizeof(why));
+
+	snprintf(name, sizeof(name), "%sbcast_%s_%zu", tag, types[ti].name,
+		 count);
+	world_verdict(name, ok, why);
+}
+
+static void loc_case(const struct pair_type *p, bool max, size_t count)
+{
+	char name[160], why[160] = "";
+	bool ok = loc_ok(MPI_COMM_WORLD, p, max, count, why, sizeof(why));
+
+	snprintf(name, sizeof(name), "allreduce_%s_%s_%zu", p->name,
+		 max ? "maxloc" : "minloc", count);
+	world_verdict(name, ok, why);
 }
 
 static void user_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
@@ -628,10 +669,8 @@ static bool wanted(unsigned int ti, int opi, bool first, size_t count,
 static void reduce_cases(MPI_Comm comm, const char *tag, bool world)
 {
 	const size_t counts[] = { 0, 1, 7, 8192, 131072 };
-	char name[160], why[160];
 	unsigned int c, ti, opi;
 	int first;
-	bool ok;
 
 	for (ti = 0; ti < NTYPES; ti++) {
 		first = -1;
@@ -640,20 +679,11 @@ static void reduce_cases(MPI_Comm comm, const char *tag, bool world)
 				continue;
 			if (first < 0)
 				first = (int)opi;
-			for (c = 0; c < 5; c++) {
-				if (!wanted(ti, opi, (int)opi == first,
-					    counts[c], world))
-					continue;
-				why[0] = 0;
-				ok = check_reduce(comm, &types[ti], opi,
-						  counts[c], false, false,
-						  why, sizeof(why));
-				snprintf(name, sizeof(name),
-					 "%sallreduce_%s_%s_%zu", tag,
-					 types[ti].name, ops[opi].name,
-					 counts[c]);
-				world_verdict(name, ok, why);
-			}
+			for (c = 0; c < 5; c++)
+				if (wanted(ti, opi, (int)opi == first,
+					   counts[c], world))
+					reduce_case(comm, tag, ti, opi,
+						    counts[c], false, false);
 		}
 	}
 }
@@ -662,18 +692,18 @@ int main(int argc, char **argv)
 {
 	const struct pair_type pairs[] = {
 		{ "float_int", MPI_FLOAT_INT, sizeof(struct fi),
-		  offsetof(struct fi, i), 19 },
+		  offsetof(struct fi, i), T_FLOAT },
 		{ "double_int", MPI_DOUBLE_INT, sizeof(struct di),
-		  offsetof(struct di, i), 20 },
+		  offsetof(struct di, i), T_DOUBLE },
 		{ "long_int", MPI_LONG_INT, sizeof(struct li),
-		  offsetof(struct li, i), 7 },
-		{ "2int", MPI_2INT, sizeof(struct ii), offsetof(struct ii, i), 5 },
+		  offsetof(struct li, i), T_LONG },
+		{ "2int", MPI_2INT, sizeof(struct ii), offsetof(struct ii, i),
+		  T_INT },
 		{ "short_int", MPI_SHORT_INT, sizeof(struct si),
-		  offsetof(struct si, i), 3 },
+		  offsetof(struct si, i), T_SHORT },
 	};
 	bool only_fallback = false;
 	int dx = 3, dy = 3, dz = 3;
-	char name[160], why[160];
 	unsigned int ti, pi, c, opi;
 	const size_t counts[] = { 0, 1, 7, 8192 };
 	MPI_Comm line, plane, odd;
@@ -714,78 +744,34 @@ int main(int argc, char **argv)
 			if (!allowed(&types[ti], opi) ||
 			    (!level && !key_type(ti)))
 				continue;
-			why[0] = 0;
-			ok = check_reduce(MPI_COMM_WORLD, &types[ti], opi, mid,
-					  true, false, why, sizeof(why));
-			snprintf(name, sizeof(name), "allreduce_in_place_%s_%s",
-				 types[ti].name, ops[opi].name);
-			world_verdict(name, ok, why);
-			why[0] = 0;
-			ok = check_reduce(MPI_COMM_WORLD, &types[ti], opi, 7,
-					  false, true, why, sizeof(why));
-			snprintf(name, sizeof(name), "reduce_%s_%s_7",
-				 types[ti].name, ops[opi].name);
-			world_verdict(name, ok, why);
-			why[0] = 0;
-			ok = check_reduce(MPI_COMM_WORLD, &types[ti], opi, mid,
-					  true, true, why, sizeof(why));
-			snprintf(name, sizeof(name), "reduce_in_place_%s_%s_%zu",
-				 types[ti].name, ops[opi].name, mid);
-			world_verdict(name, ok, why);
+			reduce_case(MPI_COMM_WORLD, "", ti, opi, mid, true,
+				    false);
+			reduce_case(MPI_COMM_WORLD, "", ti, opi, 7, false, true);
+			reduce_case(MPI_COMM_WORLD, "", ti, opi, mid, true, true);
 		}
 	for (pi = 0; pi < sizeof(pairs) / sizeof(pairs[0]); pi++)
-		for (c = level ? 0 : 2; c < 4; c++)
-			for (opi = 0; opi < 2; opi++) {
-				why[0] = 0;
-				ok = check_loc(MPI_COMM_WORLD, &pairs[pi], opi,
-					       counts[c], why, sizeof(why));
-				snprintf(name, sizeof(name), "allreduce_%s_%s_%zu",
-					 pairs[pi].name,
-					 opi ? "maxloc" : "minloc", counts[c]);
-				world_verdict(name, ok, why);
-			}
-	for (ti = 0; ti < NTYPES; ti++)
 		for (c = level ? 0 : 2; c < 4; c++) {
-			why[0] = 0;
-			ok = check_bcast(MPI_COMM_WORLD, &types[ti], counts[c],
-					 why, sizeof(why));
-			snprintf(name, sizeof(name), "bcast_%s_%zu",
-				 types[ti].name, counts[c]);
-			world_verdict(name, ok, why);
+			loc_case(&pairs[pi], false, counts[c]);
+			loc_case(&pairs[pi], true, counts[c]);
 		}
-	ok = check_bcast(MPI_COMM_WORLD, &types[20], 131072, why,
-			 sizeof(why));
-	world_verdict("bcast_double_131072", ok, why);
+	for (ti = 0; ti < NTYPES; ti++)
+		for (c = level ? 0 : 2; c < 4; c++)
+			bcast_case(MPI_COMM_WORLD, "", ti, counts[c]);
+	bcast_case(MPI_COMM_WORLD, "", T_DOUBLE, 131072);
 
 	/* lines along x, xy planes, an irregular set and the rest */
 	MPI_Comm_split(MPI_COMM_WORLD, me / dx, me, &line);
 	MPI_Comm_split(MPI_COMM_WORLD, me / (dx * dy), me, &plane);
 	MPI_Comm_split(MPI_COMM_WORLD, me % 5 == 0 || me == 7, me, &odd);
 	reduce_cases(line, "line_", false);
-	why[0] = 0;
-	ok = check_reduce(plane, &types[20], 0, 8192, false, false, why,
-			  sizeof(why));
-	world_verdict("plane_allreduce_double_sum_8192", ok, why);
-	why[0] = 0;
-	ok = check_bcast(plane, &types[5], 8192, why, sizeof(why));
-	world_verdict("plane_bcast_int_8192", ok, why);
+	reduce_case(plane, "plane_", T_DOUBLE, 0, 8192, false, false);
+	bcast_case(plane, "plane_", T_INT, 8192);
 	for (opi = 0; opi < 4; opi++) {
-		why[0] = 0;
-		ok = check_reduce(odd, &types[20], opi, 8192, false, false, why,
-				  sizeof(why));
-		snprintf(name, sizeof(name), "irregular_allreduce_double_%s_8192",
-			 ops[opi].name);
-		world_verdict(name, ok, why);
-		why[0] = 0;
-		ok = check_reduce(odd, &types[5], opi, 7, false, true, why,
-				  sizeof(why));
-		snprintf(name, sizeof(name), "irregular_reduce_int_%s_7",
-			 ops[opi].name);
-		world_verdict(name, ok, why);
+		reduce_case(odd, "irregular_", T_DOUBLE, opi, 8192, false,
+			    false);
+		reduce_case(odd, "irregular_", T_INT, opi, 7, false, true);
 	}
-	why[0] = 0;
-	ok = check_bcast(odd, &types[14], 8192, why, sizeof(why));
-	world_verdict("irregular_bcast_int64_8192", ok, why);
+	bcast_case(odd, "irregular_", T_INT64, 8192);
 	ok = MPI_Barrier(odd) == MPI_SUCCESS;
 	world_verdict("irregular_barrier", ok, "MPI error");
 	MPI_Comm_free(&line);

@@ -485,6 +485,21 @@ unsigned int torus_dims(const struct torus_ctx *ctx, uint32_t *dims)
 	return ctx->ndims;
 }
 
+static void rank_coord(const struct torus_ctx *ctx, uint32_t rank,
+		       uint32_t *coord);
+
+/* the coordinates of @rank, the inverse of torus_rank_of() */
+int torus_coord_of(const struct torus_ctx *ctx, uint32_t rank,
+		   uint32_t *coord)
+{
+	if (rank >= torus_size(ctx)) {
+		errno = EINVAL;
+		return -1;
+	}
+	rank_coord(ctx, rank, coord);
+	return 0;
+}
+
 /* rank = x + X * (y + Y * (z + ...)), as TORUS_A_COLL_LOC counts */
 int torus_rank_of(const struct torus_ctx *ctx, const uint32_t *coord,
 		  unsigned int n, uint32_t *rank)

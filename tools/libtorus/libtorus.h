@@ -66,6 +66,8 @@ uint32_t torus_rank(const struct torus_ctx *ctx);
 uint32_t torus_size(const struct torus_ctx *ctx);
 int torus_rank_of(const struct torus_ctx *ctx, const uint32_t *coord,
 		  unsigned int n, uint32_t *rank);
+int torus_coord_of(const struct torus_ctx *ctx, uint32_t rank,
+		   uint32_t *coord);
 int torus_set_timeout(struct torus_ctx *ctx, uint32_t ms);
 /* groups: a line, a plane, ... through this node (0: the whole fabric) */
 #define TORUS_GROUP_AXIS(axis)	(1U << (axis))

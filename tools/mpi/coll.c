@@ -127,7 +127,7 @@ int MPI_Barrier(MPI_Comm comm)
 
 	if (!c)
 		return PMPI_Barrier(comm);
-	if (!c->ctx)
+	if (c->why)
 		return tm_fall_back(comm, TM_BARRIER, c->why) ?:
 			PMPI_Barrier(comm);
 	if (!c->alone && torus_barrier(c->ctx))
@@ -158,7 +158,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
 	c = tm_comm_get(comm);
 	if (!c)
 		return PMPI_Bcast(buf, count, dt, root, comm);
-	if (!why && !c->ctx)
+	if (!why)
 		why = c->why;
 	if (!why && (root < 0 || root >= c->size))
 		why = "a root outside the communicator";
@@ -188,7 +188,7 @@ static const char *tm_reduce_check(MPI_Datatype dt, MPI_Op op, int count,
 		tm_reduction(dt, op, red);
 
 	*c = tm_comm_get(comm);
-	if (!why && *c && !(*c)->ctx)
+	if (!why && *c)
 		why = (*c)->why;
 	return why;
 }

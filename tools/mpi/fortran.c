@@ -45,15 +45,23 @@ static void *tm_next(const char *name)
 
 enum tm_sentinel { TM_BUFFER, TM_IN_PLACE, TM_BOTTOM };
 
-static enum tm_sentinel tm_sentinel(const void *p)
+/* the MPI's Fortran sentinels, looked up once (at MPI_INIT) */
+static const char *tm_in_place, *tm_bottom;
+
+static void tm_sentinels(void)
 {
 	const char *mpich = dlsym(RTLD_DEFAULT, "mpipriv1_");
 
-	if (p == dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_") ||
-	    (mpich && p == mpich + sizeof(MPI_Fint)))
+	tm_in_place = mpich ? mpich + sizeof(MPI_Fint) :
+		dlsym(RTLD_DEFAULT, "mpi_fortran_in_place_");
+	tm_bottom = mpich ? mpich : dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_");
+}
+
+static enum tm_sentinel tm_sentinel(const void *p)
+{
+	if (p && p == tm_in_place)
 		return TM_IN_PLACE;
-	if (p == dlsym(RTLD_DEFAULT, "mpi_fortran_bottom_") ||
-	    (mpich && p == mpich))
+	if (p && p == tm_bottom)
 		return TM_BOTTOM;
 	return TM_BUFFER;
 }
@@ -62,6 +70,7 @@ void mpi_init_(MPI_Fint *ierr);
 void mpi_init_(MPI_Fint *ierr)
 {
 	((tm_f_init)tm_next("mpi_init_"))(ierr);
+	tm_sentinels();
 	if (*ierr == MPI_SUCCESS)
 		tm_init_hook();
 }
@@ -71,6 +80,7 @@ void mpi_init_thread_(MPI_Fint *required, MPI_Fint *provided, MPI_Fint *ierr)
 {
 	((tm_f_init_thread)tm_next("mpi_init_thread_"))(required, provided,
 							ierr);
+	tm_sentinels();
 	if (*ierr == MPI_SUCCESS)
 		tm_init_hook();
 }

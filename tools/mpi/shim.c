@@ -179,24 +179,17 @@ static int tm_axis_group(struct torus_ctx *ctx, const uint32_t *sorted,
 			 int n)
 {
 	uint32_t c0[TORUS_MAX_AXES], ci[TORUS_MAX_AXES], dims[TORUS_MAX_AXES];
-	unsigned int nd = torus_ndims(ctx), a;
-	uint32_t axes = 0, r;
+	unsigned int nd = torus_dims(ctx, dims), a;
+	uint32_t axes = 0;
 	long want = 1;
 	int i;
 
-	/* coordinates by successive division, as libtorus numbers ranks */
-	torus_dims(ctx, dims);
-	for (a = 0, r = sorted[0]; a < nd; a++) {
-		c0[a] = r % dims[a];
-		r /= dims[a];
-	}
+	torus_coord_of(ctx, sorted[0], c0);
 	for (i = 1; i < n; i++) {
-		for (a = 0, r = sorted[i]; a < nd; a++) {
-			ci[a] = r % dims[a];
-			r /= dims[a];
+		torus_coord_of(ctx, sorted[i], ci);
+		for (a = 0; a < nd; a++)
 			if (ci[a] != c0[a])
 				axes |= 1u << a;
-		}
 	}
 	for (a = 0; a < nd; a++)
 		if (axes & 1u << a)
@@ -267,12 +260,9 @@ static struct tm_comm *tm_comm_setup(MPI_Comm comm)
 		return NULL;
 	c->why = tm_comm_ranks(comm, c);
 	if (!c->why && c->size == 1) {
+		/* nothing to combine: served without the module */
 		c->alone = true;
-		/* nothing to combine, but the calls still count as served */
-		c->ctx = torus_open(tm.dev);
 		snprintf(how, sizeof(how), "a single rank");
-		if (!c->ctx)
-			c->why = "the node device could not be opened";
 	} else if (!c->why) {
 		c->why = tm_comm_map(c, comm, how, sizeof(how));
 	}

@@ -32,8 +32,8 @@ enum tm_kind {
 
 /* What the fabric does for one communicator (an attribute on it). */
 struct tm_comm {
-	struct torus_ctx *ctx;	/* NULL: every call falls back */
-	const char *why;	/* why it falls back */
+	const char *why;	/* non-NULL: every call falls back, and why */
+	struct torus_ctx *ctx;	/* the module's, unless alone or falling back */
 	uint32_t *frank;	/* fabric rank of each rank of the comm */
 	int size;
 	bool alone;		/* a single rank: nothing to combine */
