@@ -13,6 +13,7 @@ rather than bounded by the length of a polling round.
 """
 
 import bisect
+import contextlib
 import random
 import select
 import socket
@@ -51,6 +52,8 @@ class Prober:
         self.sent = {}          # (src, dst) -> ([send time], [seq])
         self.answered = {}      # (src, dst, seq) -> answer time
         self.halt = threading.Event()
+        self.resumed = threading.Event()
+        self.resumed.set()
         self.threads = []
         self.errors = []
         self.rounds = 0         # rounds of echoes sent
@@ -77,6 +80,17 @@ class Prober:
             t.join(10)
         for sock in self.socks:
             sock.close()
+
+    @contextlib.contextmanager
+    def paused(self):
+        """No echo is sent inside (answers are still read): for work
+        that measures something else and must not share the guest's CPUs
+        with a few thousand echoes a second."""
+        self.resumed.clear()
+        try:
+            yield
+        finally:
+            self.resumed.set()
 
     def _send_round(self, seq):
         for sock, (src, ident, by_addr) in self.socks.items():
@@ -133,6 +147,11 @@ class Prober:
         try:
             while not self.halt.is_set():
                 now = time.monotonic()
+                if not self.resumed.is_set():
+                    self._drain()
+                    self.resumed.wait(0.1)
+                    nxt = time.monotonic()
+                    continue
                 if now >= nxt:
                     self._drain()
                     seq = (seq + 1) & 0xFFFF
