@@ -13,6 +13,10 @@
 #   make bench-coll  collectives: torus.ko through libtorus beside Open MPI
 #                   over TCP on tor0 and over shared memory, 8/27/64 nodes,
 #                   in the VM (~20 min); build/bench-coll/results.{json,md}
+#   make bench-mpi  an unmodified MPI program's collectives: Open MPI over
+#                   TCP on tor0, Open MPI and MPICH with libtorus_mpi.so,
+#                   Open MPI's shared memory; 8/27/64 ranks, in the VM;
+#                   build/bench-coll/results-mpi.{json,md}
 #   make bench-routes  install time of 40,000 route exceptions in the VM,
 #                   beside a baseline build of torus.ko (ROUTES_BASELINE)
 #   make bench-reroute  the reroute scenario 3 times per configuration,
@@ -56,7 +60,7 @@ ifneq ($(KVER),)
 export KVER
 endif
 
-.PHONY: all module tools deps check check-full check-debug unit kunit vm-check demo demo-two bench bench-coll bench-routes bench-reroute reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
+.PHONY: all module tools deps check check-full check-debug unit kunit vm-check demo demo-two bench bench-coll bench-mpi bench-routes bench-reroute reliability bench-sim sim-sweep fuzz install install-tools install-dkms-src deb dpkg dkms-vm clean distclean help
 
 all: module tools
 
@@ -153,6 +157,15 @@ bench-coll:
 	@$(MAKE) --no-print-directory all
 	tests/vm/run --timeout 3600 --mem 2048 -- \
 		python3 tests/bench/bench-coll.py $(BENCH_COLL_ARGS)
+
+# the MPIs side by side (tests/bench/bench-coll.py --mpi; BENCH_MPI_ARGS
+# e.g. "--sizes 8,27 --quick")
+BENCH_MPI_ARGS ?=
+bench-mpi:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	tests/vm/run --timeout 7200 --mem 2048 -- \
+		python3 tests/bench/bench-coll.py --mpi $(BENCH_MPI_ARGS)
 
 # the simulator at Blue Gene/L scale (host only, no VM)
 # route exception install time, this build beside a baseline build

@@ -30,6 +30,18 @@ and results.md.
 
     bench-coll.py [--sizes 8,27,64] [--mtu 1500] [--no-tcp] [--no-mpi]
                   [--baseline-module KO [--baseline-bench BIN]] [--quick]
+    bench-coll.py --mpi [--sizes 8,27,64] [--quick]      (make bench-mpi)
+
+--mpi compares the MPIs alone, in the manner of the usual MPI latency
+benchmarks (barrier; allreduce of 8 B to 1 MiB; bcast and reduce of 8 B
+and 1 MiB; doubles, summed, every rank checked), four ways in the same
+boot: Open MPI over TCP on tor0, Open MPI with libtorus_mpi.so, MPICH
+with its libtorus_mpi.so (the same program built with mpicc.mpich:
+build/bin/coll_mpi.mpich), and Open MPI's shared memory with all ranks
+in one namespace, the upper anchor.  It prints the goals at
+64 ranks (barrier and 8-byte allreduce through the shim 10x faster than
+TCP and faster than shared memory, a 1 MiB broadcast 5x faster than TCP)
+with what this run measured, and writes results-mpi.{json,md}.
 
 --baseline-module runs the torus.ko rows again, in the same boot, with
 another build of the module (say the last release's: build it in a git
@@ -53,6 +65,11 @@ from torus_lab import Rack, addr4  # noqa: E402
 BIN = os.path.join(REPO, "build", "bin")
 AGENT = os.path.join(HERE, "mpi-netns-agent")
 SHIM = os.path.join(REPO, "build", "lib", "openmpi", "libtorus_mpi.so")
+MPICH_SHIM = os.path.join(REPO, "build", "lib", "mpich", "libtorus_mpi.so")
+# Debian's MPICH over UCX now and then never exits after MPI_Finalize
+# (with the shim off too): a run that printed every line ends this long
+# after its last one
+EXIT_GRACE = 10.0
 OUT = os.path.join(REPO, "build", "bench-coll")
 DIMS = {8: [2, 2, 2], 27: [3, 3, 3], 64: [4, 4, 4]}
 PREFIX = "k"
@@ -66,6 +83,21 @@ def ops(quick):
                 ("allreduce", 8192, 5), ("bcast", 1 << 20, 1)]
     return [("barrier", 0, 200), ("allreduce", 8, 200),
             ("allreduce", 8192, 50), ("bcast", 1 << 20, 5)]
+
+
+def mpi_ops(quick):
+    """(op, bytes, iterations) of make bench-mpi: fewer iterations where
+    an operation takes longer (under TCG a 1 MiB allreduce over TCP on
+    64 ranks takes seconds)."""
+    def iters(nbytes):
+        many = 100 if nbytes <= 512 else 20 if nbytes <= 32768 else 3
+        return max(1, many // 5) if quick else many
+    out = [("barrier", 0, iters(0))]
+    out += [("allreduce", b, iters(b))
+            for b in (8, 64, 512, 4096, 32768, 262144, 1 << 20)]
+    out += [(op, b, iters(b)) for op in ("bcast", "reduce")
+            for b in (8, 1 << 20)]
+    return out
 
 
 def mpi_env():
@@ -102,6 +134,53 @@ def run_torus(rack, op, nbytes, iters, place=True, bench=None):
             continue
         worst = max(worst, res[0]["avg_us"])
     return (worst if ok else None), errs
+
+
+def run_mpich(rack, specs):
+    """The specs under MPICH with its libtorus_mpi.so, one rank per node
+    namespace (Hydra's rsh launcher through the same agent): {(op,
+    bytes): result}, wall seconds."""
+    n = len(rack.nodes)
+    hosts = [addr4(c) for c in rack.nodes]
+    cmd = ["mpiexec.mpich", "-launcher", "rsh", "-launcher-exec", AGENT,
+           "-hosts", ",".join(hosts), "-n", str(n), "-ppn", "1",
+           "-iface", "tor0", "-genv", "UCX_TLS", "tcp,self",
+           "-genv", "UCX_NET_DEVICES", "tor0",
+           "-genv", "LD_PRELOAD", MPICH_SHIM,
+           os.path.join(BIN, "coll_mpi.mpich"), "-c", "-w", "2"] + [
+               "%s:%d:%d" % s for s in specs]
+    cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "unshare", "--uts",
+           "sh", "-c", 'hostname %s; exec "$@"' % hosts[0], "sh"] + cmd
+    out = os.path.join(OUT, "mpich-%d" % n)
+    t0 = time.monotonic()
+    with open(out + ".out", "w") as fo, open(out + ".err", "w") as fe:
+        p = subprocess.Popen(cmd, env=mpi_env(), stdout=fo, stderr=fe,
+                             start_new_session=True)
+        rc, finished = None, None
+        while rc is None and time.monotonic() - t0 < 3000:
+            try:
+                rc = p.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            if rc is None and finished is None:
+                with open(out + ".out") as f:
+                    if len(parse_lines(f.read())) >= len(specs):
+                        finished = time.monotonic()
+            if rc is None and finished and \
+                    time.monotonic() - finished > EXIT_GRACE:
+                break
+        if rc is None:
+            os.killpg(p.pid, 9)
+            p.wait()
+    wall = time.monotonic() - t0
+    with open(out + ".out") as fo, open(out + ".err") as fe:
+        so, se = fo.read(), fe.read()
+    if rc:
+        sys.stderr.write("mpiexec.mpich: rc %d: %s\n" % (rc, se[-600:]))
+    elif rc is None and finished:
+        print("# mpich: ended %.0f s after its last line" % EXIT_GRACE,
+              flush=True)
+    return {(x["op"], x["bytes"]): x for x in parse_lines(so)}, wall
 
 
 def run_mpi(rack, tcp, specs, shim=False):
@@ -213,8 +292,14 @@ def main():
                     "(default: this build's)")
     ap.add_argument("--quick", action="store_true",
                     help="few iterations (the smoke run)")
+    ap.add_argument("--mpi", action="store_true",
+                    help="the MPIs alone: Open MPI over TCP, Open MPI and "
+                    "MPICH with libtorus_mpi.so, Open MPI's shared memory "
+                    "(make bench-mpi)")
     a = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
+    if a.mpi:
+        return bench_mpi(a)
     rows = []
     status = 0
     for n in [int(x) for x in a.sizes.split(",")]:
@@ -318,6 +403,124 @@ def main():
                              ratio(r.get("baseline_us"), r["torus_us"]))
              if a.baseline_module else ""))
     with open(os.path.join(OUT, "results%s.md" % tag), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+    return status
+
+
+MPI_COLUMNS = (("tcp_us", "Open MPI TCP on tor0"),
+               ("shim_us", "Open MPI with libtorus_mpi.so"),
+               ("mpich_shim_us", "MPICH with libtorus_mpi.so"),
+               ("shm_us", "Open MPI shared memory"))
+
+
+def size_name(nbytes):
+    for unit, div in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= div and nbytes % div == 0:
+            return "%d %s" % (nbytes // div, unit)
+    return "%d B" % nbytes if nbytes else ""
+
+
+def mpi_goals(rows):
+    """The goals at 64 ranks, each with what this run measured: [(goal,
+    met, or None when not measured; the measured ratio)]."""
+    shims = (("shim_us", "Open MPI"), ("mpich_shim_us", "MPICH"))
+
+    def at(op, nbytes):
+        return next((r for r in rows if r["nodes"] == 64 and
+                     r["op"] == op and r["bytes"] == nbytes), None)
+
+    def good(v):
+        return v is not None and v > 0
+
+    def goal(what, r, base, col, factor):
+        if not r or not good(r[base]) or not good(r[col]):
+            return (what, None, "not measured")
+        x = r[base] / r[col]
+        return (what, x > factor, "%.2fx" % x)
+
+    out = []
+    for op, nbytes in (("barrier", 0), ("allreduce", 8)):
+        name = ("%s %s" % (op, size_name(nbytes))).strip()
+        r = at(op, nbytes)
+        for col, mpi in shims:
+            out.append(goal("%s, %s with the shim, at least 10x faster "
+                            "than Open MPI over TCP" % (name, mpi),
+                            r, "tcp_us", col, 10 - 1e-9))
+            out.append(goal("%s, %s with the shim, faster than Open MPI's "
+                            "shared memory" % (name, mpi),
+                            r, "shm_us", col, 1))
+    r = at("bcast", 1 << 20)
+    for col, mpi in shims:
+        out.append(goal("bcast 1 MiB, %s with the shim, at least 5x faster "
+                        "than Open MPI over TCP" % mpi, r, "tcp_us", col,
+                        5 - 1e-9))
+    return out
+
+
+def bench_mpi(a):
+    """make bench-mpi: the four MPI columns per rack size."""
+    rows, status = [], 0
+    specs = mpi_ops(a.quick)
+    for n in [int(x) for x in a.sizes.split(",")]:
+        rack, secs = build_rack(n, a.mtu)
+        print("# %d nodes: rack built in %.1f s" % (n, secs), flush=True)
+        try:
+            res = {}
+            res["tcp_us"], wall = run_mpi(rack, True, specs)
+            print("# %d ranks, Open MPI over TCP: %.0f s with start-up" % (
+                n, wall), flush=True)
+            res["shim_us"], wall = run_mpi(rack, True, specs, shim=True)
+            print("# %d ranks, Open MPI with the shim: %.0f s with "
+                  "start-up" % (n, wall), flush=True)
+            if os.path.exists(os.path.join(BIN, "coll_mpi.mpich")) and \
+                    os.path.exists(MPICH_SHIM):
+                res["mpich_shim_us"], wall = run_mpich(rack, specs)
+                print("# %d ranks, MPICH with the shim: %.0f s with "
+                      "start-up" % (n, wall), flush=True)
+            else:
+                res["mpich_shim_us"] = None
+                print("# no MPICH build (make deps; make)", flush=True)
+            res["shm_us"], wall = run_mpi(rack, False, specs)
+            print("# %d ranks, Open MPI shared memory: %.0f s with "
+                  "start-up" % (n, wall), flush=True)
+        finally:
+            rack.destroy(quiet=True)
+        for op, nbytes, iters in specs:
+            row = dict(nodes=n, op=op, bytes=nbytes, iters=iters)
+            for col, _ in MPI_COLUMNS:
+                x = res[col].get((op, nbytes)) if res[col] is not None \
+                    else None
+                row[col] = x["avg_us"] if x and x["ok"] else \
+                    NOT_RUN if res[col] is None else None
+                if row[col] is None:
+                    status = 1
+            rows.append(row)
+            print("%2d ranks %-9s %8s: %s" % (
+                n, op, size_name(nbytes), ", ".join(
+                    "%s %s us" % (name, fmt_us(row[col]))
+                    for col, name in MPI_COLUMNS)), flush=True)
+    goals = mpi_goals(rows)
+    with open(os.path.join(OUT, "results-mpi.json"), "w") as f:
+        json.dump({"rows": rows, "goals": [
+            dict(goal=g, met=m, measured=x) for g, m, x in goals]}, f,
+            indent=1)
+    md = ["| ranks | operation | " + " | ".join(
+        "%s (us)" % name for _, name in MPI_COLUMNS) +
+        " | TCP / Open MPI shim | TCP / MPICH shim | shared memory / "
+        "Open MPI shim |", "|---|---|" + "---|" * (len(MPI_COLUMNS) + 3)]
+    for r in rows:
+        md.append("| %d | %s | %s | %s | %s | %s |" % (
+            r["nodes"], (r["op"] + " " + size_name(r["bytes"])).strip(),
+            " | ".join(fmt_us(r[c]) for c, _ in MPI_COLUMNS),
+            ratio(r["tcp_us"], r["shim_us"]),
+            ratio(r["tcp_us"], r["mpich_shim_us"]),
+            ratio(r["shm_us"], r["shim_us"])))
+    md.append("")
+    for g, m, x in goals:
+        md.append("* %s: %s (%s)" % (g, x, "met" if m else "not met"
+                                     if m is not None else "not measured"))
+    with open(os.path.join(OUT, "results-mpi.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     print("\n".join(md))
     return status
