@@ -11,7 +11,8 @@
  * MPI_IN_PLACE; MPI_Reduce and MPI_Bcast to and from a rank other than
  * 0; value-index pairs; MPI_COMM_WORLD split into lines (ranks ordered
  * as the fabric's, x fastest; -d gives the extents, default 3x3x3),
- * planes and an irregular set; a user-defined op and a derived type
+ * planes and an irregular set; the nonblocking forms, several at once
+ * beside point-to-point transfers; a user-defined op and a derived type
  * (which the shim leaves to the MPI library).  -l runs every type and op
  * at every count up to 131,072; -q a sample of each kind of call; -f
  * only the cases the fabric cannot serve.
@@ -639,6 +640,184 @@ static void fallback_cases(void)
 	MPI_Type_free(&two);
 }
 
+/* every element of @got (@count of type @ti, op @opi over all ranks) */
+static bool world_result_ok(unsigned int ti, int opi, const void *got,
+			    size_t count, char *why, size_t whylen)
+{
+	const struct type *t = &types[ti];
+	char *want = malloc(count * t->width + 1);
+	int *rank = malloc(nranks * sizeof(*rank));
+	bool ok = true;
+	size_t k;
+	int i;
+
+	for (i = 0; i < nranks; i++)
+		rank[i] = i;
+	for (k = 0; k < count && ok; k++) {
+		expect(t, opi, rank, nranks, want, k);
+		if (memcmp(want + k * t->width, (const char *)got +
+			   k * t->width, t->width)) {
+			snprintf(why, whylen, "element %zu differs", k);
+			ok = false;
+		}
+	}
+	free(want);
+	free(rank);
+	return ok;
+}
+
+#define P2P_BYTES	(1 << 20)	/* beyond any MPI's eager limit */
+
+/*
+ * The nonblocking forms, several outstanding at once: completed by
+ * MPI_Waitall together with a ring exchange of 1 MiB messages posted
+ * first, by an MPI_Test loop, by MPI_Waitany and MPI_Waitsome; and a
+ * collective that one rank joins only after a large message from
+ * another, which that other sends while its collective is pending (the
+ * shim's wait must keep the MPI library's progress going).
+ */
+static void nonblocking_cases(void)
+{
+	const int root = nranks - 1, broot = 1 % nranks;
+	const size_t n = 8192;
+	char why[160] = "";
+	MPI_Request req[6];
+	MPI_Status st[6];	/* not MPI_STATUSES_IGNORE: GCC takes MPICH's
+				 * for an array of size 0 */
+	char *sbuf, *rbuf;
+	int32_t *ai, *ai_in, *mm[3], done;
+	double *bd, *want_bd, *ad;
+	int64_t *rl, *rl_in;
+	size_t k;
+	int i, idx, out, ids[3];
+	bool ok;
+
+	sbuf = malloc(P2P_BYTES);
+	rbuf = malloc(P2P_BYTES);
+	ai_in = malloc(n * sizeof(*ai_in));
+	ai = malloc(n * sizeof(*ai));
+	bd = malloc(n * sizeof(*bd));
+	want_bd = malloc(n * sizeof(*want_bd));
+	rl_in = malloc(7 * sizeof(*rl_in));
+	rl = malloc(7 * sizeof(*rl));
+	for (k = 0; k < P2P_BYTES; k++)
+		sbuf[k] = (char)(me * 31 + k);
+	memset(rbuf, 0, P2P_BYTES);
+	fill(&types[T_INT], 0, me, ai_in, n);
+	fill(&types[T_DOUBLE], 4, broot, want_bd, n);
+	if (me == broot)
+		memcpy(bd, want_bd, n * sizeof(*bd));
+	else
+		memset(bd, 0x5a, n * sizeof(*bd));
+	fill(&types[T_INT64], 3, me, rl_in, 7);
+	MPI_Irecv(rbuf, P2P_BYTES, MPI_CHAR, (me + nranks - 1) % nranks, 7,
+		  MPI_COMM_WORLD, &req[0]);
+	MPI_Isend(sbuf, P2P_BYTES, MPI_CHAR, (me + 1) % nranks, 7,
+		  MPI_COMM_WORLD, &req[1]);
+	MPI_Iallreduce(ai_in, ai, (int)n, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+		       &req[2]);
+	MPI_Ibcast(bd, (int)n, MPI_DOUBLE, broot, MPI_COMM_WORLD, &req[3]);
+	MPI_Ireduce(rl_in, rl, 7, MPI_INT64_T, MPI_MAX, root, MPI_COMM_WORLD,
+		    &req[4]);
+	MPI_Ibarrier(MPI_COMM_WORLD, &req[5]);
+	ok = MPI_Waitall(6, req, st) == MPI_SUCCESS;
+	if (!ok)
+		snprintf(why, sizeof(why), "MPI error");
+	for (k = 0; k < P2P_BYTES && ok; k++)
+		if (rbuf[k] != (char)(((me + nranks - 1) % nranks) * 31 + k)) {
+			snprintf(why, sizeof(why), "message byte %zu", k);
+			ok = false;
+		}
+	ok = ok && world_result_ok(T_INT, 0, ai, n, why, sizeof(why));
+	if (ok && memcmp(bd, want_bd, n * sizeof(*bd))) {
+		snprintf(why, sizeof(why), "ibcast: the data differs");
+		ok = false;
+	}
+	ok = ok && (me != root ||
+		    world_result_ok(T_INT64, 3, rl, 7, why, sizeof(why)));
+	world_verdict("nonblocking_waitall_with_a_ring_exchange", ok, why);
+
+	/* an MPI_Test loop: 1 MiB of doubles, summed exactly */
+	ad = malloc(131072 * sizeof(*ad));
+	fill(&types[T_DOUBLE], 0, me, ad, 131072);
+	ok = MPI_Iallreduce(MPI_IN_PLACE, ad, 131072, MPI_DOUBLE, MPI_SUM,
+			    MPI_COMM_WORLD, &req[0]) == MPI_SUCCESS;
+	for (done = 0; ok && !done; )
+		ok = MPI_Test(&req[0], &done, MPI_STATUS_IGNORE) ==
+			MPI_SUCCESS;
+	ok = ok && world_result_ok(T_DOUBLE, 0, ad, 131072, why, sizeof(why));
+	world_verdict("nonblocking_test_loop_allreduce_double_sum_131072", ok,
+		      why);
+	free(ad);
+
+	/* MPI_Waitany over a sum, a product and a minimum, then
+	 * MPI_Waitsome over the bitwise ops
+	 */
+	for (i = 0; i < 3; i++) {
+		mm[i] = malloc(2 * 7 * sizeof(*mm[i]));
+		fill(&types[T_INT], i, me, mm[i], 7);
+		MPI_Iallreduce(mm[i], mm[i] + 7, 7, MPI_INT, ops[i].op,
+			       MPI_COMM_WORLD, &req[i]);
+	}
+	ok = true;
+	for (i = 0; i < 3 && ok; i++)
+		ok = MPI_Waitany(3, req, &idx, MPI_STATUS_IGNORE) ==
+			MPI_SUCCESS && idx >= 0 && idx < 3;
+	for (i = 0; i < 3 && ok; i++)
+		ok = world_result_ok(T_INT, i, mm[i] + 7, 7, why, sizeof(why));
+	for (i = 0; i < 3 && ok; i++) {
+		fill(&types[T_INT], i + 4, me, mm[i], 7);
+		MPI_Iallreduce(mm[i], mm[i] + 7, 7, MPI_INT, ops[i + 4].op,
+			       MPI_COMM_WORLD, &req[i]);
+	}
+	for (done = 0; ok && done < 3; done += out)
+		ok = MPI_Waitsome(3, req, &out, ids, st) == MPI_SUCCESS &&
+			out > 0;
+	for (i = 0; i < 3 && ok; i++)
+		ok = world_result_ok(T_INT, i + 4, mm[i] + 7, 7, why,
+				     sizeof(why));
+	if (!ok && !*why)
+		snprintf(why, sizeof(why), "MPI error or wrong index");
+	world_verdict("nonblocking_waitany_waitsome", ok, why);
+	for (i = 0; i < 3; i++)
+		free(mm[i]);
+
+	/*
+	 * rank 0 sends 1 MiB to rank 1 and waits for it together with its
+	 * allreduce; rank 1 joins the allreduce only once it has the data
+	 */
+	fill(&types[T_INT], 0, me, ai_in, n);
+	ok = true;
+	if (nranks > 1 && me == 0) {
+		MPI_Isend(sbuf, P2P_BYTES, MPI_CHAR, 1, 9, MPI_COMM_WORLD,
+			  &req[0]);
+		MPI_Iallreduce(ai_in, ai, (int)n, MPI_INT, MPI_SUM,
+			       MPI_COMM_WORLD, &req[1]);
+		ok = MPI_Waitall(2, req, st) == MPI_SUCCESS;
+	} else {
+		if (nranks > 1 && me == 1)
+			ok = MPI_Recv(rbuf, P2P_BYTES, MPI_CHAR, 0, 9,
+				      MPI_COMM_WORLD, MPI_STATUS_IGNORE) ==
+				MPI_SUCCESS && rbuf[P2P_BYTES - 1] ==
+				(char)(P2P_BYTES - 1);
+		ok = MPI_Iallreduce(ai_in, ai, (int)n, MPI_INT, MPI_SUM,
+				    MPI_COMM_WORLD, &req[1]) == MPI_SUCCESS &&
+			MPI_Wait(&req[1], MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+			ok;
+	}
+	ok = ok && world_result_ok(T_INT, 0, ai, n, why, sizeof(why));
+	world_verdict("nonblocking_wait_keeps_point_to_point_going", ok, why);
+
+	free(sbuf);
+	free(rbuf);
+	free(ai_in);
+	free(ai);
+	free(bd);
+	free(want_bd);
+	free(rl_in);
+	free(rl);
+}
+
 /*
  * How much to run: 0 (-q) a sample of every kind of call, 1 every type
  * and op at 7 elements and a sample at other counts, 2 (-l) everything.
@@ -778,6 +957,7 @@ int main(int argc, char **argv)
 	MPI_Comm_free(&line);
 	MPI_Comm_free(&plane);
 	MPI_Comm_free(&odd);
+	nonblocking_cases();
 	fallback_cases();
 out:
 	report();

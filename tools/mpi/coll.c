@@ -17,22 +17,36 @@
 
 #include "torus_mpi.h"
 
-/* Start @n elements of @size bytes as calls of at most TORUS_MAX_BYTES. */
-static int tm_run(struct torus_ctx *ctx, enum tm_kind kind, char *buf,
-		  size_t n, size_t size, int type, int op, uint32_t root)
+/**
+ * tm_start - start @n elements of @size bytes as libtorus calls
+ * @reqs, @nreqs: the started calls (allocated), each at most
+ *	TORUS_MAX_BYTES, all started before any is waited for so that
+ *	libtorus pipelines them
+ *
+ * Return: 0, or an errno: then the calls started are in @reqs and must
+ * still be waited for.
+ */
+int tm_start(struct torus_ctx *ctx, enum tm_kind kind, char *buf, size_t n,
+	     size_t size, int type, int op, uint32_t root,
+	     struct torus_req ***reqs, size_t *nreqs)
 {
-	size_t per = TORUS_MAX_BYTES / size, ncalls = (n + per - 1) / per;
-	struct torus_req **req = calloc(ncalls, sizeof(*req));
+	size_t per = size ? TORUS_MAX_BYTES / size : 1;
+	size_t ncalls = kind == TM_BARRIER ? 1 : (n + per - 1) / per;
+	struct torus_req **req = calloc(ncalls ? ncalls : 1, sizeof(*req));
 	int err = 0;
 	size_t i;
 
+	*reqs = req;
+	*nreqs = 0;
 	if (!req)
 		return ENOMEM;
 	for (i = 0; i < ncalls && !err; i++) {
 		size_t k = n - i * per < per ? n - i * per : per;
 		char *p = buf + i * per * size;
 
-		if (kind == TM_ALLREDUCE)
+		if (kind == TM_BARRIER)
+			req[i] = torus_barrier_start(ctx);
+		else if (kind == TM_ALLREDUCE)
 			req[i] = torus_allreduce_start(ctx, p, k, type, op);
 		else if (kind == TM_REDUCE)
 			req[i] = torus_reduce_start(ctx, p, k, type, op, root);
@@ -40,9 +54,23 @@ static int tm_run(struct torus_ctx *ctx, enum tm_kind kind, char *buf,
 			req[i] = torus_bcast_start(ctx, p, k, type, root);
 		if (!req[i])
 			err = errno ? errno : ENOMEM;
+		else
+			*nreqs = i + 1;
 	}
+	return err;
+}
+
+/* Start @n elements of @size bytes and wait for all of them. */
+static int tm_run(struct torus_ctx *ctx, enum tm_kind kind, char *buf,
+		  size_t n, size_t size, int type, int op, uint32_t root)
+{
+	struct torus_req **req;
+	size_t i, nreq;
+	int err;
+
+	err = tm_start(ctx, kind, buf, n, size, type, op, root, &req, &nreq);
 	/* every started call is waited for, even after an error */
-	for (i = 0; i < ncalls && req[i]; i++)
+	for (i = 0; i < nreq; i++)
 		if (torus_wait(req[i]) && !err)
 			err = errno ? errno : EIO;
 	free(req);
@@ -137,7 +165,7 @@ int MPI_Barrier(MPI_Comm comm)
 }
 
 /* the widest unsigned element (8, 4, 2, 1 bytes) that divides @bytes */
-static int tm_bytes_type(size_t bytes, size_t *size)
+int tm_bytes_type(size_t bytes, size_t *size)
 {
 	*size = bytes % 8 == 0 ? 8 : bytes % 4 == 0 ? 4 : bytes % 2 == 0 ? 2 : 1;
 	return *size == 8 ? TORUS_UINT64 : *size == 4 ? TORUS_UINT32 :

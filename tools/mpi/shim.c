@@ -34,6 +34,11 @@ static const char *const tm_kind_name[TM_NKINDS] = {
 	[TM_REDUCE] = "reduce", [TM_ALLREDUCE] = "allreduce",
 };
 
+const char *tm_kind_str(enum tm_kind kind)
+{
+	return tm_kind_name[kind];
+}
+
 void tm_log(int level, const char *fmt, ...)
 {
 	char line[512];
@@ -311,6 +316,26 @@ struct tm_comm *tm_comm_get(MPI_Comm comm)
 	return c;
 }
 
+/**
+ * tm_comm_peek - the fabric's state for @comm if it is set up already
+ * @unset: set when it is not (setting it up takes a blocking collective,
+ *	which a nonblocking call must not make)
+ *
+ * Return: the state, or NULL (the shim is off, or @unset).
+ */
+struct tm_comm *tm_comm_peek(MPI_Comm comm, bool *unset)
+{
+	struct tm_comm *c;
+	int found = 0;
+
+	*unset = false;
+	if (!tm.up || comm == MPI_COMM_NULL ||
+	    PMPI_Comm_get_attr(comm, tm.keyval, &c, &found))
+		return NULL;
+	*unset = !found;
+	return found ? c : NULL;
+}
+
 static void tm_comm_forget(MPI_Comm comm)
 {
 	struct tm_comm *c;
@@ -374,6 +399,9 @@ void tm_init_hook(void)
 			tm_log(1, "no fabric for this job: %s", tm.world_why);
 	}
 	tm.up = true;
+	/* set up now, so that a first nonblocking call can use the fabric */
+	if (fabric)
+		tm_comm_get(MPI_COMM_WORLD);
 }
 
 static void tm_print_stats(void)

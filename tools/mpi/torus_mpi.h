@@ -74,9 +74,11 @@ extern struct tm_state tm;
 void tm_init_hook(void);
 void tm_finalize_hook(void);
 struct tm_comm *tm_comm_get(MPI_Comm comm);
+struct tm_comm *tm_comm_peek(MPI_Comm comm, bool *unset);
 int tm_fall_back(MPI_Comm comm, enum tm_kind kind, const char *why);
 int tm_failed(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind);
 void tm_count(enum tm_kind kind);
+const char *tm_kind_str(enum tm_kind kind);
 void tm_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -85,7 +87,11 @@ const char *tm_reduction(MPI_Datatype dt, MPI_Op op, struct tm_red *red);
 const char *tm_plain(MPI_Datatype dt, size_t *size);
 
 /* coll.c: the fabric's part of each call, 0 or an errno */
+int tm_start(struct torus_ctx *ctx, enum tm_kind kind, char *buf, size_t n,
+	     size_t size, int type, int op, uint32_t root,
+	     struct torus_req ***reqs, size_t *nreqs);
 int tm_reduce_run(struct tm_comm *c, const struct tm_red *red, void *buf,
 		  size_t count, int root);
+int tm_bytes_type(size_t bytes, size_t *size);
 
 #endif /* _TORUS_MPI_H */
