@@ -1,12 +1,15 @@
 ! SPDX-License-Identifier: GPL-2.0-or-later
 ! mpi_fortran - a Fortran program's collectives through libtorus_mpi.so
 ! (tests/vm/mpi_test.py): MPI_ALLREDUCE of doubles and, in place, of
-! integers, MPI_REDUCE, MPI_BCAST and MPI_BARRIER, each result checked;
-! rank 0 prints "fortran ok" or "fortran not ok".
+! integers, MPI_REDUCE, MPI_BCAST and MPI_BARRIER, and MPI_IALLREDUCE
+! in place with MPI_WAIT (through the shim under MPICH, whose Fortran
+! library calls the C MPI_ functions; under Open MPI its own), each
+! result checked; rank 0 prints "fortran ok" or "fortran not ok".
 program mpi_fortran
   implicit none
   include 'mpif.h'
-  integer :: ierr, rank, nranks, i, good
+  integer :: ierr, rank, nranks, i, good, req
+  integer :: status(MPI_STATUS_SIZE)
   integer :: a(4), verdicts(4096)
   double precision :: x(5), y(5), z(5)
   logical :: ok
@@ -46,6 +49,13 @@ program mpi_fortran
   end do
   call MPI_BARRIER(MPI_COMM_WORLD, ierr)
   ok = ok .and. ierr == MPI_SUCCESS
+  a = rank + 1
+  call MPI_IALLREDUCE(MPI_IN_PLACE, a, 4, MPI_INTEGER, MPI_SUM, &
+                      MPI_COMM_WORLD, req, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS
+  call MPI_WAIT(req, status, ierr)
+  ok = ok .and. ierr == MPI_SUCCESS .and. &
+       all(a == nranks * (nranks + 1) / 2)
   good = 0
   if (ok) good = 1
   ! gathered without the shim
