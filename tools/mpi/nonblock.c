@@ -30,6 +30,7 @@
 struct tm_nb {
 	MPI_Request handle;	/* the generalized request */
 	enum tm_kind kind;
+	struct tm_comm *comm;	/* held until answered */
 	struct torus_ctx *ctx;
 	struct torus_req **req;	/* NULL once answered */
 	size_t nreq, ndone;
@@ -92,6 +93,8 @@ static bool tm_nb_poll(struct tm_nb *nb)
 			strerror(nb->err), *torus_errmsg(nb->ctx) ? ": " : "",
 			torus_errmsg(nb->ctx));
 	nb->answered = true;
+	tm_comm_put(nb->comm);
+	nb->comm = NULL;
 	PMPI_Grequest_complete(nb->handle);
 	return true;
 }
@@ -194,6 +197,8 @@ static int tm_nb_start(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind,
 		return tm_failed(comm, c, kind);
 	}
 	nb->kind = kind;
+	nb->comm = c;
+	tm_comm_hold(c);
 	nb->ctx = c->ctx;
 	nb->work = work;
 	if (!c->alone && (n || kind == TM_BARRIER)) {
@@ -211,7 +216,9 @@ static int tm_nb_start(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind,
 		free(nb->work);
 		free(nb);
 		errno = err;
-		return tm_failed(comm, c, kind);
+		err = tm_failed(comm, c, kind);
+		tm_comm_put(c);
+		return err;
 	}
 	PMPI_Grequest_start(tm_nb_query, tm_nb_free, tm_nb_cancel, nb,
 			    &nb->handle);

@@ -121,12 +121,24 @@ static void tm_comm_free(struct tm_comm *c)
 	free(c);
 }
 
+/* a nonblocking call still pending holds the state too (nonblock.c) */
+void tm_comm_hold(struct tm_comm *c)
+{
+	__atomic_add_fetch(&c->refs, 1, __ATOMIC_RELAXED);
+}
+
+void tm_comm_put(struct tm_comm *c)
+{
+	if (c && !__atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL))
+		tm_comm_free(c);
+}
+
 static int tm_comm_delete(MPI_Comm comm, int keyval, void *attr, void *extra)
 {
 	(void)comm;
 	(void)keyval;
 	(void)extra;
-	tm_comm_free(attr);
+	tm_comm_put(attr);
 	return MPI_SUCCESS;
 }
 
@@ -263,6 +275,7 @@ static struct tm_comm *tm_comm_setup(MPI_Comm comm)
 
 	if (!c)
 		return NULL;
+	c->refs = 1;	/* the attribute's */
 	c->why = tm_comm_ranks(comm, c);
 	if (!c->why && c->size == 1) {
 		/* nothing to combine: served without the module */

@@ -37,6 +37,9 @@ struct tm_comm {
 	uint32_t *frank;	/* fabric rank of each rank of the comm */
 	int size;
 	bool alone;		/* a single rank: nothing to combine */
+	int refs;		/* the attribute, and each pending
+				 * nonblocking call (MPI_Comm_free may come
+				 * before their end) */
 };
 
 /*
@@ -75,6 +78,8 @@ void tm_init_hook(void);
 void tm_finalize_hook(void);
 struct tm_comm *tm_comm_get(MPI_Comm comm);
 struct tm_comm *tm_comm_peek(MPI_Comm comm, bool *unset);
+void tm_comm_hold(struct tm_comm *c);
+void tm_comm_put(struct tm_comm *c);
 int tm_fall_back(MPI_Comm comm, enum tm_kind kind, const char *why);
 int tm_failed(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind);
 void tm_count(enum tm_kind kind);
