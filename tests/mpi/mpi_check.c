@@ -808,6 +808,21 @@ static void nonblocking_cases(void)
 	ok = ok && world_result_ok(T_INT, 0, ai, n, why, sizeof(why));
 	world_verdict("nonblocking_wait_keeps_point_to_point_going", ok, why);
 
+	/* the communicator freed while its allreduce is pending */
+	{
+		MPI_Comm dup;
+
+		MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+		ok = MPI_Barrier(dup) == MPI_SUCCESS &&
+			MPI_Iallreduce(ai_in, ai, (int)n, MPI_INT, MPI_SUM,
+				       dup, &req[0]) == MPI_SUCCESS;
+		MPI_Comm_free(&dup);
+		ok = ok && MPI_Wait(&req[0], MPI_STATUS_IGNORE) ==
+			MPI_SUCCESS;
+		ok = ok && world_result_ok(T_INT, 0, ai, n, why, sizeof(why));
+		world_verdict("nonblocking_comm_freed_before_wait", ok, why);
+	}
+
 	free(sbuf);
 	free(rbuf);
 	free(ai_in);
