@@ -173,8 +173,8 @@ def run_check(rack, mpi, large, env, quick=False):
     n = len(rack.nodes)
     dims = "x".join(str(d) for d in rack.dims)
     level = ["-l"] if large else ["-q"] if quick else []
-    rc, so, se, secs = launch(rack, mpi, "mpi_check", ["-d", dims] + level,
-                              env)
+    rc, so, se, secs = launch(rack, mpi, "mpi_check",
+                              ["-d", dims, "-p"] + level, env)
     passed = check_results(rc, so, n)
     st = stats(se, n)
     for rank, kinds in st.items():
