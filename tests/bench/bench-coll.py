@@ -500,6 +500,13 @@ def bench_mpi(a):
                 n, op, size_name(nbytes), ", ".join(
                     "%s %s us" % (name, fmt_us(row[col]))
                     for col, name in MPI_COLUMNS)), flush=True)
+        # after each size, so a run stopped early keeps what it measured
+        write_mpi_results(rows)
+    write_mpi_results(rows, show=True)
+    return status
+
+
+def write_mpi_results(rows, show=False):
     goals = mpi_goals(rows)
     with open(os.path.join(OUT, "results-mpi.json"), "w") as f:
         json.dump({"rows": rows, "goals": [
@@ -518,12 +525,12 @@ def bench_mpi(a):
             ratio(r["shm_us"], r["shim_us"])))
     md.append("")
     for g, m, x in goals:
-        md.append("* %s: %s (%s)" % (g, x, "met" if m else "not met"
-                                     if m is not None else "not measured"))
+        md.append("* %s: %s" % (g, x if m is None else "%s (%s)" % (
+            x, "met" if m else "not met")))
     with open(os.path.join(OUT, "results-mpi.md"), "w") as f:
         f.write("\n".join(md) + "\n")
-    print("\n".join(md))
-    return status
+    if show:
+        print("\n".join(md))
 
 
 if __name__ == "__main__":
