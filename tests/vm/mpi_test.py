@@ -231,8 +231,12 @@ def check_mpich(rack, large):
 
 
 def fortran(rack, mpi, ranks):
+    """The Fortran program on @ranks ranks: its verdict, every call on
+    the fabric by the counters, and with TORUS_MPI_LOG=3 every rank
+    naming each call it served (the nonblocking one too under MPICH)"""
     rc, so, se, secs = launch(rack, mpi, "mpi_fortran", [],
-                              {"TORUS_MPI_STATS": "1"}, timeout=300,
+                              {"TORUS_MPI_STATS": "1",
+                               "TORUS_MPI_LOG": "3"}, timeout=300,
                               ranks=ranks)
     assert rc == 0 and so.strip() == "fortran ok", \
         "rc %d: %s %s" % (rc, so[-300:], se[-300:])
@@ -244,6 +248,19 @@ def fortran(rack, mpi, ranks):
         assert [f for f, _ in kinds] == want and \
             all(b == 0 for _, b in kinds), \
             "rank %d: not every call on the fabric: %s" % (rank, kinds)
+    # 5 doubles, 4 integers in place, and under MPICH the nonblocking
+    # sum of 4 integers
+    served = ["allreduce of 40 bytes", "allreduce of 16 bytes",
+              "barrier of 0 bytes"] + (
+                  ["nonblocking allreduce of 16 bytes"]
+                  if mpi == "mpich" else [])
+    for rank in range(ranks):
+        lines = [x for x in se.splitlines()
+                 if x.startswith("torus-mpi: rank %d: " % rank)]
+        missing = [w for w in served
+                   if not any(w + " on the fabric" in x for x in lines)]
+        assert not missing, "rank %d did not log %s (TORUS_MPI_LOG=3)" % (
+            rank, missing)
     return "%d ranks in %.0f s" % (ranks, secs)
 
 

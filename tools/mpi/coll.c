@@ -160,7 +160,7 @@ int MPI_Barrier(MPI_Comm comm)
 			PMPI_Barrier(comm);
 	if (!c->alone && torus_barrier(c->ctx))
 		return tm_failed(comm, c, TM_BARRIER);
-	tm_count(TM_BARRIER);
+	tm_count(TM_BARRIER, 0, false);
 	return MPI_SUCCESS;
 }
 
@@ -203,7 +203,7 @@ int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root,
 			return tm_failed(comm, c, TM_BCAST);
 		}
 	}
-	tm_count(TM_BCAST);
+	tm_count(TM_BCAST, bytes, false);
 	return MPI_SUCCESS;
 }
 
@@ -247,7 +247,7 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 			return tm_failed(comm, c, TM_ALLREDUCE);
 		}
 	}
-	tm_count(TM_ALLREDUCE);
+	tm_count(TM_ALLREDUCE, (size_t)count * red.extent, false);
 	return MPI_SUCCESS;
 }
 
@@ -279,7 +279,7 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 		return MPI_ERR_BUFFER;
 	}
 	if (!count) {
-		tm_count(TM_REDUCE);
+		tm_count(TM_REDUCE, 0, false);
 		return MPI_SUCCESS;
 	}
 	/*
@@ -306,6 +306,6 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 		errno = err;
 		return tm_failed(comm, c, TM_REDUCE);
 	}
-	tm_count(TM_REDUCE);
+	tm_count(TM_REDUCE, (size_t)count * red.extent, false);
 	return MPI_SUCCESS;
 }

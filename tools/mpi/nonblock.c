@@ -228,7 +228,7 @@ static int tm_nb_start(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind,
 	tm_nb_poll(nb);		/* nothing started: complete now */
 	pthread_mutex_unlock(&tm_nb_lock);
 	*request = nb->handle;
-	tm_count(kind);
+	tm_count(kind, n * size, true);
 	return MPI_SUCCESS;
 }
 

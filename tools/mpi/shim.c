@@ -74,9 +74,12 @@ static long tm_env(const char *name, long dflt, long min, long max)
 	return v;
 }
 
-void tm_count(enum tm_kind kind)
+/* a call served on the fabric: counted, and at TORUS_MPI_LOG=3 shown */
+void tm_count(enum tm_kind kind, size_t bytes, bool nonblocking)
 {
 	__atomic_fetch_add(&tm.fabric[kind], 1, __ATOMIC_RELAXED);
+	tm_log(3, "%s%s of %zu bytes on the fabric",
+	       nonblocking ? "nonblocking " : "", tm_kind_name[kind], bytes);
 }
 
 /**

@@ -82,7 +82,7 @@ void tm_comm_hold(struct tm_comm *c);
 void tm_comm_put(struct tm_comm *c);
 int tm_fall_back(MPI_Comm comm, enum tm_kind kind, const char *why);
 int tm_failed(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind);
-void tm_count(enum tm_kind kind);
+void tm_count(enum tm_kind kind, size_t bytes, bool nonblocking);
 const char *tm_kind_str(enum tm_kind kind);
 void tm_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
