@@ -752,6 +752,42 @@ static void nonblocking_cases(void)
 		      why);
 	free(ad);
 
+	/*
+	 * a long nonblocking allreduce on MPI_COMM_WORLD that rank 0 drives
+	 * with MPI_Test for a while, and meanwhile a blocking one on a
+	 * duplicate of it (the same nodes, so the same group of the
+	 * module): every rank must join them in the same order
+	 */
+	{
+		MPI_Comm dup;
+		int32_t small[7];
+
+		MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+		ok = MPI_Barrier(dup) == MPI_SUCCESS;
+		ad = malloc(131072 * sizeof(*ad));
+		fill(&types[T_DOUBLE], 0, me, ad, 131072);
+		fill(&types[T_INT], 0, me, small, 7);
+		ok = ok && MPI_Iallreduce(MPI_IN_PLACE, ad, 131072, MPI_DOUBLE,
+					  MPI_SUM, MPI_COMM_WORLD, &req[0]) ==
+			MPI_SUCCESS;
+		for (i = 0, done = 0; ok && me == 0 && !done && i < 200; i++) {
+			ok = MPI_Test(&req[0], &done, MPI_STATUS_IGNORE) ==
+				MPI_SUCCESS;
+			usleep(2000);
+		}
+		ok = ok && MPI_Allreduce(MPI_IN_PLACE, small, 7, MPI_INT,
+					 MPI_SUM, dup) == MPI_SUCCESS;
+		ok = ok && MPI_Wait(&req[0], MPI_STATUS_IGNORE) == MPI_SUCCESS;
+		ok = ok && world_result_ok(T_INT, 0, small, 7, why,
+					   sizeof(why));
+		ok = ok && world_result_ok(T_DOUBLE, 0, ad, 131072, why,
+					   sizeof(why));
+		world_verdict("nonblocking_long_call_then_another_comm_same_nodes",
+			      ok, why);
+		free(ad);
+		MPI_Comm_free(&dup);
+	}
+
 	/* MPI_Waitany over a sum, a product and a minimum, then
 	 * MPI_Waitsome over the bitwise ops
 	 */

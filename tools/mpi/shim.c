@@ -114,11 +114,66 @@ int tm_failed(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind)
 	return MPI_ERR_OTHER;
 }
 
+/*
+ * One libtorus context per axis group (0: the whole fabric), shared by
+ * every communicator that maps to it.  The module matches a group's
+ * operations by the order the nodes join them, and libtorus sends a
+ * context's segments strictly in start order; two contexts on one group
+ * could each hold back segments of a long nonblocking call (its window)
+ * and join in different orders on different nodes.  A node list is a
+ * group of its own, with a context of its own.
+ */
+struct tm_group_ctx {
+	struct torus_ctx *ctx;
+	int refs;
+};
+
+static struct tm_group_ctx tm_group_ctx[1u << TORUS_MAX_AXES];
+static pthread_mutex_t tm_group_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* the group's context, opened on first use and held; NULL on failure */
+static struct torus_ctx *tm_group_get(uint32_t axes)
+{
+	struct tm_group_ctx *g = &tm_group_ctx[axes];
+	struct torus_ctx *ctx;
+
+	pthread_mutex_lock(&tm_group_lock);
+	if (!g->ctx) {
+		g->ctx = torus_open(tm.dev);
+		if (g->ctx) {
+			torus_set_timeout(g->ctx, tm.timeout_ms);
+			if (axes && torus_set_group(g->ctx, axes)) {
+				torus_close(g->ctx);
+				g->ctx = NULL;
+			}
+		}
+	}
+	if (g->ctx)
+		g->refs++;
+	ctx = g->ctx;
+	pthread_mutex_unlock(&tm_group_lock);
+	return ctx;
+}
+
+static void tm_group_put(uint32_t axes)
+{
+	struct tm_group_ctx *g = &tm_group_ctx[axes];
+
+	pthread_mutex_lock(&tm_group_lock);
+	if (g->ctx && !--g->refs) {
+		torus_close(g->ctx);
+		g->ctx = NULL;
+	}
+	pthread_mutex_unlock(&tm_group_lock);
+}
+
 static void tm_comm_free(struct tm_comm *c)
 {
 	if (!c)
 		return;
-	if (c->ctx)
+	if (c->ctx && c->shared)
+		tm_group_put(c->axes);
+	else if (c->ctx)
 		torus_close(c->ctx);
 	free(c->frank);
 	free(c);
@@ -261,7 +316,13 @@ static const char *tm_comm_map(struct tm_comm *c, MPI_Comm comm,
 	} else if (!why) {
 		if (axes == (1 << torus_ndims(c->ctx)) - 1)
 			axes = 0;
-		torus_set_group(c->ctx, (uint32_t)axes);
+		/* the group's shared context instead of this one */
+		torus_close(c->ctx);
+		c->ctx = tm_group_get((uint32_t)axes);
+		c->shared = c->ctx != NULL;
+		c->axes = (uint32_t)axes;
+		if (!c->ctx)
+			why = "the node device could not be opened";
 		snprintf(how, howlen, axes ? "axis group 0x%x of %d nodes" :
 			 "the whole fabric", axes, c->size);
 	}
@@ -288,7 +349,10 @@ static struct tm_comm *tm_comm_setup(MPI_Comm comm)
 		c->why = tm_comm_map(c, comm, how, sizeof(how));
 	}
 	if (c->why && c->ctx) {
-		torus_close(c->ctx);
+		if (c->shared)
+			tm_group_put(c->axes);
+		else
+			torus_close(c->ctx);
 		c->ctx = NULL;
 	}
 	PMPI_Comm_rank(comm, &me);

@@ -34,6 +34,8 @@ enum tm_kind {
 struct tm_comm {
 	const char *why;	/* non-NULL: every call falls back, and why */
 	struct torus_ctx *ctx;	/* the module's, unless alone or falling back */
+	bool shared;		/* @ctx is the axis group's (shim.c) */
+	uint32_t axes;		/* then, that group */
 	uint32_t *frank;	/* fabric rank of each rank of the comm */
 	int size;
 	bool alone;		/* a single rank: nothing to combine */
