@@ -251,15 +251,54 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count,
 	return MPI_SUCCESS;
 }
 
+/**
+ * tm_reduce_buffer - where a reduce of @bytes works
+ * @work: the root's receive buffer (its data moved in unless in place),
+ *	or at any other rank a copy of its data, *@copy, which the caller
+ *	frees (the module only reads a non-root's data, but a pair
+ *	reduction works on it)
+ *
+ * Return: MPI_SUCCESS, or an error the communicator's handler has seen.
+ */
+int tm_reduce_buffer(MPI_Comm comm, struct tm_comm *c, const void *sendbuf,
+		     void *recvbuf, size_t bytes, int root, void **work,
+		     void **copy)
+{
+	int me;
+
+	*copy = NULL;
+	*work = recvbuf;
+	PMPI_Comm_rank(comm, &me);
+	/* only the root may reduce in place (MPI 5.9.1) */
+	if (me != root && sendbuf == MPI_IN_PLACE) {
+		PMPI_Comm_call_errhandler(comm, MPI_ERR_BUFFER);
+		return MPI_ERR_BUFFER;
+	}
+	if (me == root) {
+		if (bytes && sendbuf != MPI_IN_PLACE)
+			memmove(recvbuf, sendbuf, bytes);
+		return MPI_SUCCESS;
+	}
+	if (!bytes)
+		return MPI_SUCCESS;
+	*copy = malloc(bytes);
+	if (!*copy) {
+		errno = ENOMEM;
+		return tm_failed(comm, c, TM_REDUCE);
+	}
+	memcpy(*copy, sendbuf, bytes);
+	*work = *copy;
+	return MPI_SUCCESS;
+}
+
 int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	       MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
 	struct tm_comm *c;
 	struct tm_red red;
 	const char *why;
-	bool is_root;
-	void *work;
-	int err = 0, me;
+	void *work, *copy;
+	int err = 0;
 
 	if (tm.enable == TM_OFF)
 		return PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
@@ -271,37 +310,17 @@ int MPI_Reduce(const void *sendbuf, void *recvbuf, int count,
 	if (why)
 		return tm_fall_back(comm, TM_REDUCE, why) ?:
 			PMPI_Reduce(sendbuf, recvbuf, count, dt, op, root, comm);
-	PMPI_Comm_rank(comm, &me);
-	is_root = me == root;
-	/* only the root may reduce in place (MPI 5.9.1) */
-	if (!is_root && sendbuf == MPI_IN_PLACE) {
-		PMPI_Comm_call_errhandler(comm, MPI_ERR_BUFFER);
-		return MPI_ERR_BUFFER;
-	}
+	err = tm_reduce_buffer(comm, c, sendbuf, recvbuf,
+			       (size_t)count * red.extent, root, &work, &copy);
+	if (err)
+		return err;
 	if (!count) {
 		tm_count(TM_REDUCE, 0, false);
 		return MPI_SUCCESS;
 	}
-	/*
-	 * The root reduces in its receive buffer; the others' data is only
-	 * read by the module, but a pair reduction works on a copy.
-	 */
-	if (is_root) {
-		work = recvbuf;
-		if (sendbuf != MPI_IN_PLACE)
-			memmove(work, sendbuf, (size_t)count * red.extent);
-	} else {
-		work = malloc((size_t)count * red.extent);
-		if (!work) {
-			errno = ENOMEM;
-			return tm_failed(comm, c, TM_REDUCE);
-		}
-		memcpy(work, sendbuf, (size_t)count * red.extent);
-	}
 	if (!c->alone)
 		err = tm_reduce_run(c, &red, work, (size_t)count, root);
-	if (!is_root)
-		free(work);
+	free(copy);
 	if (err) {
 		errno = err;
 		return tm_failed(comm, c, TM_REDUCE);

@@ -31,7 +31,6 @@ struct tm_nb {
 	MPI_Request handle;	/* the generalized request */
 	enum tm_kind kind;
 	struct tm_comm *comm;	/* held until answered */
-	struct torus_ctx *ctx;
 	struct torus_req **req;	/* NULL once answered */
 	size_t nreq, ndone;
 	int err;		/* the first failure, an errno */
@@ -90,8 +89,9 @@ static bool tm_nb_poll(struct tm_nb *nb)
 	if (nb->err)
 		fprintf(stderr, "torus-mpi: rank %d: nonblocking %s on the fabric failed: %s%s%s\n",
 			tm.world_rank, tm_kind_str(nb->kind),
-			strerror(nb->err), *torus_errmsg(nb->ctx) ? ": " : "",
-			torus_errmsg(nb->ctx));
+			strerror(nb->err),
+			*torus_errmsg(nb->comm->ctx) ? ": " : "",
+			torus_errmsg(nb->comm->ctx));
 	nb->answered = true;
 	tm_comm_put(nb->comm);
 	nb->comm = NULL;
@@ -128,7 +128,7 @@ static void tm_nb_pause(struct tm_nb *nb)
 	PMPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag,
 		    MPI_STATUS_IGNORE);
 	pthread_mutex_lock(&tm_nb_lock);
-	pfd.fd = nb->answered ? -1 : torus_fd(nb->ctx);
+	pfd.fd = nb->answered ? -1 : torus_fd(nb->comm->ctx);
 	pthread_mutex_unlock(&tm_nb_lock);
 	poll(&pfd, 1, 1);
 }
@@ -199,7 +199,6 @@ static int tm_nb_start(MPI_Comm comm, struct tm_comm *c, enum tm_kind kind,
 	nb->kind = kind;
 	nb->comm = c;
 	tm_comm_hold(c);
-	nb->ctx = c->ctx;
 	nb->work = work;
 	if (!c->alone && (n || kind == TM_BARRIER)) {
 		pthread_mutex_lock(&tm_nb_lock);
@@ -331,8 +330,8 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 	struct tm_comm *c;
 	struct tm_red red;
 	const char *why;
-	void *work = NULL;
-	int me;
+	void *work, *copy;
+	int err;
 
 	if (tm.enable == TM_OFF)
 		return PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root,
@@ -347,31 +346,12 @@ int MPI_Ireduce(const void *sendbuf, void *recvbuf, int count,
 		return tm_fall_back(comm, TM_REDUCE, why) ?:
 			PMPI_Ireduce(sendbuf, recvbuf, count, dt, op, root,
 				     comm, request);
-	PMPI_Comm_rank(comm, &me);
-	/* only the root may reduce in place (MPI 5.9.1) */
-	if (me != root && sendbuf == MPI_IN_PLACE) {
-		PMPI_Comm_call_errhandler(comm, MPI_ERR_BUFFER);
-		return MPI_ERR_BUFFER;
-	}
-	/* the root reduces in its receive buffer, the others in a copy */
-	if (me == root) {
-		work = recvbuf;
-		if (count && sendbuf != MPI_IN_PLACE)
-			memmove(work, sendbuf, (size_t)count * red.extent);
-		return tm_nb_start(comm, c, TM_REDUCE, work, (size_t)count,
-				   red.size, red.type, red.op, root, NULL,
-				   request);
-	}
-	if (count) {
-		work = malloc((size_t)count * red.extent);
-		if (!work) {
-			errno = ENOMEM;
-			return tm_failed(comm, c, TM_REDUCE);
-		}
-		memcpy(work, sendbuf, (size_t)count * red.extent);
-	}
+	err = tm_reduce_buffer(comm, c, sendbuf, recvbuf,
+			       (size_t)count * red.extent, root, &work, &copy);
+	if (err)
+		return err;
 	return tm_nb_start(comm, c, TM_REDUCE, work, (size_t)count, red.size,
-			   red.type, red.op, root, work, request);
+			   red.type, red.op, root, copy, request);
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status)

@@ -167,14 +167,21 @@ static void tm_group_put(uint32_t axes)
 	pthread_mutex_unlock(&tm_group_lock);
 }
 
+/* let go of @c's context: an axis group's shared one, or a list's own */
+static void tm_comm_close(struct tm_comm *c)
+{
+	if (c->ctx && c->axes >= 0)
+		tm_group_put((uint32_t)c->axes);
+	else if (c->ctx)
+		torus_close(c->ctx);
+	c->ctx = NULL;
+}
+
 static void tm_comm_free(struct tm_comm *c)
 {
 	if (!c)
 		return;
-	if (c->ctx && c->shared)
-		tm_group_put(c->axes);
-	else if (c->ctx)
-		torus_close(c->ctx);
+	tm_comm_close(c);
 	free(c->frank);
 	free(c);
 }
@@ -278,6 +285,7 @@ static const char *tm_comm_map(struct tm_comm *c, MPI_Comm comm,
 {
 	uint32_t *sorted = malloc(c->size * sizeof(*sorted));
 	int i, axes = -1, agree[2];
+	struct torus_ctx *fabric = NULL;
 	const char *why = NULL;
 
 	if (!sorted)
@@ -287,14 +295,16 @@ static const char *tm_comm_map(struct tm_comm *c, MPI_Comm comm,
 	for (i = 1; i < c->size && !why; i++)
 		if (sorted[i] == sorted[i - 1])
 			why = "more than one rank on a node";
+	/* the whole fabric's shared context knows the coordinates */
 	if (!why) {
-		c->ctx = torus_open(tm.dev);
-		if (!c->ctx)
+		fabric = tm_group_get(0);
+		if (!fabric)
 			why = "the node device could not be opened";
 	}
 	if (!why) {
-		torus_set_timeout(c->ctx, tm.timeout_ms);
-		axes = tm_axis_group(c->ctx, sorted, c->size);
+		axes = tm_axis_group(fabric, sorted, c->size);
+		if (axes == (1 << torus_ndims(fabric)) - 1)
+			axes = 0;
 		if (axes < 0 && c->size > TORUS_COLL_LIST_MAX)
 			why = "a node list longer than the fabric takes";
 	}
@@ -307,25 +317,27 @@ static const char *tm_comm_map(struct tm_comm *c, MPI_Comm comm,
 	if (!why && axes < 0 && agree[1] > TORUS_LIST_ID_MAX)
 		why = "no node list number left";
 	if (!why && axes < 0) {
+		/* a node list: a group, and a context, of its own */
 		tm.next_list_id = (uint16_t)(agree[1] + 1);
-		if (torus_set_members(c->ctx, (uint16_t)agree[1], sorted,
-				      c->size))
+		c->ctx = torus_open(tm.dev);
+		if (!c->ctx)
+			why = "the node device could not be opened";
+		else if (torus_set_timeout(c->ctx, tm.timeout_ms) ||
+			 torus_set_members(c->ctx, (uint16_t)agree[1], sorted,
+					   c->size))
 			why = "the node list was refused";
 		snprintf(how, howlen, "node list %d of %d nodes", agree[1],
 			 c->size);
 	} else if (!why) {
-		if (axes == (1 << torus_ndims(c->ctx)) - 1)
-			axes = 0;
-		/* the group's shared context instead of this one */
-		torus_close(c->ctx);
 		c->ctx = tm_group_get((uint32_t)axes);
-		c->shared = c->ctx != NULL;
-		c->axes = (uint32_t)axes;
+		c->axes = axes;
 		if (!c->ctx)
 			why = "the node device could not be opened";
 		snprintf(how, howlen, axes ? "axis group 0x%x of %d nodes" :
 			 "the whole fabric", axes, c->size);
 	}
+	if (fabric)
+		tm_group_put(0);
 	free(sorted);
 	return why;
 }
@@ -340,6 +352,7 @@ static struct tm_comm *tm_comm_setup(MPI_Comm comm)
 	if (!c)
 		return NULL;
 	c->refs = 1;	/* the attribute's */
+	c->axes = -1;
 	c->why = tm_comm_ranks(comm, c);
 	if (!c->why && c->size == 1) {
 		/* nothing to combine: served without the module */
@@ -348,13 +361,8 @@ static struct tm_comm *tm_comm_setup(MPI_Comm comm)
 	} else if (!c->why) {
 		c->why = tm_comm_map(c, comm, how, sizeof(how));
 	}
-	if (c->why && c->ctx) {
-		if (c->shared)
-			tm_group_put(c->axes);
-		else
-			torus_close(c->ctx);
-		c->ctx = NULL;
-	}
+	if (c->why)
+		tm_comm_close(c);
 	PMPI_Comm_rank(comm, &me);
 	if (!me) {
 		if (c->why)
@@ -452,13 +460,12 @@ void tm_init_hook(void)
 				    &tm.keyval, NULL))
 		return;
 	PMPI_Comm_size(MPI_COMM_WORLD, &n);
-	ctx = torus_open(tm.dev);
-	if (ctx) {
+	/* held until MPI_COMM_WORLD holds it too */
+	ctx = tm_group_get(0);
+	if (ctx)
 		mine = torus_rank(ctx);
-		torus_close(ctx);
-	} else {
+	else
 		tm_log(1, "%s: %s", tm.dev, strerror(errno));
-	}
 	tm.world_frank = malloc(n * sizeof(*tm.world_frank));
 	if (!tm.world_frank) {
 		fprintf(stderr, "torus-mpi: out of memory\n");
@@ -482,6 +489,8 @@ void tm_init_hook(void)
 	/* set up now, so that a first nonblocking call can use the fabric */
 	if (fabric)
 		tm_comm_get(MPI_COMM_WORLD);
+	if (ctx)
+		tm_group_put(0);
 }
 
 static void tm_print_stats(void)

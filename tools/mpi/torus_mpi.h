@@ -34,8 +34,8 @@ enum tm_kind {
 struct tm_comm {
 	const char *why;	/* non-NULL: every call falls back, and why */
 	struct torus_ctx *ctx;	/* the module's, unless alone or falling back */
-	bool shared;		/* @ctx is the axis group's (shim.c) */
-	uint32_t axes;		/* then, that group */
+	int axes;		/* the axis group whose shared context @ctx
+				 * is (shim.c); -1: a node list's own */
 	uint32_t *frank;	/* fabric rank of each rank of the comm */
 	int size;
 	bool alone;		/* a single rank: nothing to combine */
@@ -100,5 +100,8 @@ int tm_start(struct torus_ctx *ctx, enum tm_kind kind, char *buf, size_t n,
 int tm_reduce_run(struct tm_comm *c, const struct tm_red *red, void *buf,
 		  size_t count, int root);
 int tm_bytes_type(size_t bytes, size_t *size);
+int tm_reduce_buffer(MPI_Comm comm, struct tm_comm *c, const void *sendbuf,
+		     void *recvbuf, size_t bytes, int root, void **work,
+		     void **copy);
 
 #endif /* _TORUS_MPI_H */
