@@ -60,16 +60,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tools", "lab"))
-from torus_lab import Rack, addr4  # noqa: E402
+from torus_lab import Rack  # noqa: E402
+import mpi_launch  # noqa: E402  (beside this file)
 
 BIN = os.path.join(REPO, "build", "bin")
-AGENT = os.path.join(HERE, "mpi-netns-agent")
-SHIM = os.path.join(REPO, "build", "lib", "openmpi", "libtorus_mpi.so")
-MPICH_SHIM = os.path.join(REPO, "build", "lib", "mpich", "libtorus_mpi.so")
-# Debian's MPICH over UCX now and then never exits after MPI_Finalize
-# (with the shim off too): a run that printed every line ends this long
-# after its last one
-EXIT_GRACE = 10.0
+SHIM = os.path.join(REPO, "build", "lib", "%s", "libtorus_mpi.so")
 OUT = os.path.join(REPO, "build", "bench-coll")
 DIMS = {8: [2, 2, 2], 27: [3, 3, 3], 64: [4, 4, 4]}
 PREFIX = "k"
@@ -100,15 +95,6 @@ def mpi_ops(quick):
     return out
 
 
-def mpi_env():
-    return dict(os.environ, COLL_NS_PREFIX=PREFIX,
-                OMPI_ALLOW_RUN_AS_ROOT="1",
-                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", TMPDIR="/var/tmp",
-                OMPI_MCA_plm_rsh_agent=AGENT,
-                OMPI_MCA_plm_rsh_no_tree_spawn="1",
-                OMPI_MCA_mpi_yield_when_idle="1")
-
-
 def parse_lines(text):
     out = []
     for line in text.splitlines():
@@ -136,85 +122,45 @@ def run_torus(rack, op, nbytes, iters, place=True, bench=None):
     return (worst if ok else None), errs
 
 
-def run_mpich(rack, specs):
-    """The specs under MPICH with its libtorus_mpi.so, one rank per node
-    namespace (Hydra's rsh launcher through the same agent): {(op,
-    bytes): result}, wall seconds."""
+def run_mpi(rack, specs, mpi="openmpi", shim=False):
+    """The specs as one job, one rank per node namespace, under MPI
+    ("openmpi" over TCP on tor0, "mpich"), with its libtorus_mpi.so
+    preloaded if SHIM: {(op, bytes): result}, wall seconds."""
     n = len(rack.nodes)
-    hosts = [addr4(c) for c in rack.nodes]
-    cmd = ["mpiexec.mpich", "-launcher", "rsh", "-launcher-exec", AGENT,
-           "-hosts", ",".join(hosts), "-n", str(n), "-ppn", "1",
-           "-iface", "tor0", "-genv", "UCX_TLS", "tcp,self",
-           "-genv", "UCX_NET_DEVICES", "tor0",
-           "-genv", "LD_PRELOAD", MPICH_SHIM,
-           os.path.join(BIN, "coll_mpi.mpich"), "-c", "-w", "2"] + [
-               "%s:%d:%d" % s for s in specs]
-    cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "unshare", "--uts",
-           "sh", "-c", 'hostname %s; exec "$@"' % hosts[0], "sh"] + cmd
-    out = os.path.join(OUT, "mpich-%d" % n)
-    t0 = time.monotonic()
-    with open(out + ".out", "w") as fo, open(out + ".err", "w") as fe:
-        p = subprocess.Popen(cmd, env=mpi_env(), stdout=fo, stderr=fe,
-                             start_new_session=True)
-        rc, finished = None, None
-        while rc is None and time.monotonic() - t0 < 3000:
-            try:
-                rc = p.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
-            if rc is None and finished is None:
-                with open(out + ".out") as f:
-                    if len(parse_lines(f.read())) >= len(specs):
-                        finished = time.monotonic()
-            if rc is None and finished and \
-                    time.monotonic() - finished > EXIT_GRACE:
-                break
-        if rc is None:
-            os.killpg(p.pid, 9)
-            p.wait()
-    wall = time.monotonic() - t0
-    with open(out + ".out") as fo, open(out + ".err") as fe:
-        so, se = fo.read(), fe.read()
+    prog = os.path.join(BIN, "coll_mpi" + (".mpich" if mpi == "mpich"
+                                           else ""))
+    name = "%s%s-%d" % (mpi, "-shim" if shim else "", n)
+    cmd = mpi_launch.command(
+        rack, rack.nodes, mpi,
+        [prog, "-c", "-w", "2"] + ["%s:%d:%d" % x for x in specs],
+        {"LD_PRELOAD": SHIM % mpi} if shim else {},
+        os.path.join(OUT, "hosts-%d" % n))
+    rc, so, se, wall, printed = mpi_launch.run(
+        cmd, mpi_launch.env(PREFIX), os.path.join(OUT, name),
+        lambda so, se: len(parse_lines(so)) >= len(specs), 3000)
     if rc:
-        sys.stderr.write("mpiexec.mpich: rc %d: %s\n" % (rc, se[-600:]))
-    elif rc is None and finished:
-        print("# mpich: ended %.0f s after its last line" % EXIT_GRACE,
-              flush=True)
+        sys.stderr.write("%s: rc %d: %s\n" % (name, rc, se[-600:]))
+    elif rc is None and printed:
+        print("# %s: ended %.0f s after its last line" % (
+            name, mpi_launch.EXIT_GRACE), flush=True)
     return {(x["op"], x["bytes"]): x for x in parse_lines(so)}, wall
 
 
-def run_mpi(rack, tcp, specs, shim=False):
-    n = len(rack.nodes)
-    args = [os.path.join(BIN, "coll_mpi"), "-c", "-w", "2"] + [
-        "%s:%d:%d" % s for s in specs]
-    if tcp:
-        hosts = os.path.join(OUT, "hosts-%d" % n)
-        with open(hosts, "w") as f:
-            for c in rack.nodes:
-                f.write("%s slots=1\n" % addr4(c))
-        cmd = ["mpirun", "--hostfile", hosts, "-np", str(n),
-               "--mca", "btl", "tcp,self",
-               "--mca", "btl_tcp_if_include", "tor0",
-               "--mca", "oob_tcp_if_include", "tor0"] + (
-                   ["-x", "LD_PRELOAD=" + SHIM] if shim else []) + args
-        # mpirun's own node is named like the others (the agent's rule)
-        cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "unshare",
-               "--uts", "sh", "-c", 'hostname %s; exec "$@"' %
-               addr4(rack.nodes[0]), "sh"] + cmd
-    else:
-        cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "mpirun",
-               "-np", str(n), "--oversubscribe", "--mca", "btl",
-               "vader,self"] + args
+def run_shm(rack, specs):
+    """The specs under Open MPI with every rank in the first node's
+    namespace, over shared memory: {(op, bytes): result}, wall seconds."""
+    cmd = ["ip", "netns", "exec", rack.ns(rack.nodes[0]), "mpirun",
+           "-np", str(len(rack.nodes)), "--oversubscribe", "--mca", "btl",
+           "vader,self", os.path.join(BIN, "coll_mpi"), "-c", "-w", "2"] + [
+               "%s:%d:%d" % x for x in specs]
     t0 = time.monotonic()
-    r = subprocess.run(cmd, env=mpi_env(), capture_output=True, text=True,
-                       timeout=3000)
+    r = subprocess.run(cmd, env=mpi_launch.env(PREFIX), capture_output=True,
+                       text=True, timeout=3000)
     wall = time.monotonic() - t0
-    res = {(x["op"], x["bytes"]): x for x in parse_lines(r.stdout)}
     if r.returncode:
-        sys.stderr.write("mpirun %s: rc %d: %s\n" % (
-            "shim" if shim else "tcp" if tcp else "shm", r.returncode,
-            r.stderr[-600:]))
-    return res, wall
+        sys.stderr.write("mpirun shm: rc %d: %s\n" % (r.returncode,
+                                                      r.stderr[-600:]))
+    return {(x["op"], x["bytes"]): x for x in parse_lines(r.stdout)}, wall
 
 
 def load_module(path):
@@ -310,15 +256,15 @@ def main():
             specs = ops(a.quick)
             tcp, shm, shim = None, None, None
             if not a.no_tcp and not a.no_mpi:
-                tcp, tcp_wall = run_mpi(rack, True, specs)
+                tcp, tcp_wall = run_mpi(rack, specs)
                 print("# mpi-tcp: %.0f s with start-up" % tcp_wall,
                       flush=True)
-                if os.path.exists(SHIM):
-                    shim, shim_wall = run_mpi(rack, True, specs, shim=True)
+                if os.path.exists(SHIM % "openmpi"):
+                    shim, shim_wall = run_mpi(rack, specs, shim=True)
                     print("# mpi-shim: %.0f s with start-up" % shim_wall,
                           flush=True)
             if not a.no_mpi:
-                shm, shm_wall = run_mpi(rack, False, specs)
+                shm, shm_wall = run_shm(rack, specs)
                 print("# mpi-shm: %.0f s with start-up" % shm_wall,
                       flush=True)
             for op, nbytes, iters in specs:
@@ -467,21 +413,22 @@ def bench_mpi(a):
         print("# %d nodes: rack built in %.1f s" % (n, secs), flush=True)
         try:
             res = {}
-            res["tcp_us"], wall = run_mpi(rack, True, specs)
+            res["tcp_us"], wall = run_mpi(rack, specs)
             print("# %d ranks, Open MPI over TCP: %.0f s with start-up" % (
                 n, wall), flush=True)
-            res["shim_us"], wall = run_mpi(rack, True, specs, shim=True)
+            res["shim_us"], wall = run_mpi(rack, specs, shim=True)
             print("# %d ranks, Open MPI with the shim: %.0f s with "
                   "start-up" % (n, wall), flush=True)
             if os.path.exists(os.path.join(BIN, "coll_mpi.mpich")) and \
-                    os.path.exists(MPICH_SHIM):
-                res["mpich_shim_us"], wall = run_mpich(rack, specs)
+                    os.path.exists(SHIM % "mpich"):
+                res["mpich_shim_us"], wall = run_mpi(rack, specs, "mpich",
+                                                     shim=True)
                 print("# %d ranks, MPICH with the shim: %.0f s with "
                       "start-up" % (n, wall), flush=True)
             else:
                 res["mpich_shim_us"] = None
                 print("# no MPICH build (make deps; make)", flush=True)
-            res["shm_us"], wall = run_mpi(rack, False, specs)
+            res["shm_us"], wall = run_shm(rack, specs)
             print("# %d ranks, Open MPI shared memory: %.0f s with "
                   "start-up" % (n, wall), flush=True)
         finally:

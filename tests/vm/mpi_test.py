@@ -25,25 +25,23 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from vmtest import case, results, skip  # noqa: E402
-from torus_lab import Rack, addr4  # noqa: E402
+from torus_lab import Rack  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))), "bench"))
+import mpi_launch  # noqa: E402  (tests/bench/mpi_launch.py)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-AGENT = os.path.join(REPO, "tests", "bench", "mpi-netns-agent")
 LIB = os.path.join(REPO, "build", "lib", "%s", "libtorus_mpi.so")
 PROG = os.path.join(REPO, "build", "tests", "mpi", "%s.%s")
 OUT = os.path.join(REPO, "build", "vm", "mpi")
 PREFIX = "m"
 # the fallbacks mpi_check makes on purpose: a user-defined op
 # (allreduce) and a derived type (bcast)
-# how long a job may take to exit after its last line
-EXIT_GRACE = 10
 STATS = re.compile(r"^torus-mpi: rank (\d+): fabric/fallback: barrier "
                    r"(\d+)/(\d+) bcast (\d+)/(\d+) reduce (\d+)/(\d+) "
                    r"allreduce (\d+)/(\d+)$")
@@ -61,89 +59,36 @@ def launch(rack, mpi, prog, args=(), env=None, timeout=900, ranks=None,
     all), its output in build/vm/mpi/PROG-MPI[-TAG].{out,err}:
     (returncode, stdout, stderr, seconds)."""
     nodes = fabric_order(rack)[:ranks]
-    hosts = [addr4(c) for c in nodes]
-    binary = PROG % (prog, mpi)
     shim = {"LD_PRELOAD": LIB % mpi}
     shim.update(env or {})
-    if mpi == "openmpi":
-        hostfile = os.path.join(OUT, "hosts")
-        with open(hostfile, "w") as f:
-            f.write("".join("%s slots=1\n" % h for h in hosts))
-        cmd = ["mpirun.openmpi", "--hostfile", hostfile, "-np",
-               str(len(hosts)), "--map-by", "node",
-               "--mca", "btl", "tcp,self",
-               "--mca", "btl_tcp_if_include", "tor0",
-               "--mca", "oob_tcp_if_include", "tor0"]
-        for k, v in shim.items():
-            cmd += ["-x", "%s=%s" % (k, v)]
-    else:
-        cmd = ["mpiexec.mpich", "-launcher", "rsh", "-launcher-exec", AGENT,
-               "-hosts", ",".join(hosts), "-n", str(len(hosts)),
-               "-ppn", "1", "-iface", "tor0",
-               "-genv", "UCX_TLS", "tcp,self",
-               "-genv", "UCX_NET_DEVICES", "tor0"]
-        for k, v in shim.items():
-            cmd += ["-genv", k, v]
-    cmd += [binary] + list(args)
-    # mpirun's own node is named like the others (the agent's rule)
-    cmd = ["ip", "netns", "exec", rack.ns(nodes[0]), "unshare", "--uts",
-           "sh", "-c", 'hostname %s; exec "$@"' % hosts[0], "sh"] + cmd
-    menv = dict(os.environ, COLL_NS_PREFIX=PREFIX,
-                OMPI_ALLOW_RUN_AS_ROOT="1",
-                OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", TMPDIR="/var/tmp",
-                OMPI_MCA_plm_rsh_agent=AGENT,
-                OMPI_MCA_plm_rsh_no_tree_spawn="1",
-                OMPI_MCA_mpi_yield_when_idle="1")
-    # straight to files, so that a run that hangs leaves what it printed
+    cmd = mpi_launch.command(rack, nodes, mpi, [PROG % (prog, mpi)] +
+                             list(args), shim, os.path.join(OUT, "hosts"))
     base = os.path.join(OUT, "%s-%s%s" % (prog, mpi, tag and "-" + tag))
-    t0 = time.monotonic()
-    with open(base + ".out", "w") as fo, open(base + ".err", "w") as fe:
-        fe.write("# %s\n" % " ".join(cmd))
-        fe.flush()
-        p = subprocess.Popen(cmd, env=menv, stdout=fo, stderr=fe, text=True,
-                             start_new_session=True)
-        rc, finished = None, None
-        while rc is None and time.monotonic() - t0 < timeout:
-            try:
-                rc = p.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
-            if rc is None and finished is None and done(base):
-                finished = time.monotonic()
-            if rc is None and finished and \
-                    time.monotonic() - finished > EXIT_GRACE:
-                break
-        if rc is None:
-            os.killpg(p.pid, 9)
-            p.wait()
-    secs = time.monotonic() - t0
-    with open(base + ".out") as fo, open(base + ".err") as fe:
-        so, se = fo.read(), fe.read()
-    assert rc is not None or finished, \
+    rc, so, se, secs, printed = mpi_launch.run(
+        cmd, mpi_launch.env(PREFIX), base,
+        lambda so, se: printed_all(so, se, len(nodes),
+                                   "TORUS_MPI_STATS" in shim), timeout)
+    assert rc is not None or printed, \
         "%s under %s: no end after %d s; output in %s.*" % (
             prog, mpi, timeout, base)
     if rc is None:
         # every rank printed all it prints at MPI_Finalize; the exit is
-        # the MPI's (Debian's MPICH over UCX hangs there now and then,
-        # with the shim off too)
+        # the MPI's
         rc = 0
         print("# %s under %s: ended %d s after its last line" % (
-            prog, mpi, EXIT_GRACE), flush=True)
-    return rc, so, se.split("\n", 1)[1], secs
+            prog, mpi, mpi_launch.EXIT_GRACE), flush=True)
+    return rc, so, se, secs
 
 
-def done(base):
-    """whether the program printed its last line, and every rank its
-    counters when asked (the shim prints them before PMPI_Finalize)"""
-    with open(base + ".out") as fo, open(base + ".err") as fe:
-        so, se = fo.read(), fe.read()
+def printed_all(so, se, n, counters):
+    """whether the program printed its last line, and each of its N
+    ranks its counters when asked (the shim prints them before
+    PMPI_Finalize)"""
     if not re.search(r"^(\d+ passed, \d+ failed|fortran (not )?ok)$", so,
                      re.M):
         return False
-    want = re.search(r" -np? (\d+) ", se)
-    return "TORUS_MPI_STATS" not in se or (want and len(
-        [x for x in se.splitlines() if STATS.match(x.strip())]) ==
-        int(want.group(1)))
+    return not counters or len(
+        [x for x in se.splitlines() if STATS.match(x.strip())]) == n
 
 
 def stats(stderr, n):
