@@ -367,15 +367,40 @@ static void world_ranks(MPI_Comm comm, int *rank, int n)
 	free(in);
 }
 
+/*
+ * Whether @got holds op @opi of type @t over the ranks @rank[0..n): at
+ * most 8,192 elements every one, beyond that each rank one in 16 (all
+ * of them checked by some rank).
+ */
+static bool result_ok(const struct type *t, int opi, const int *rank, int n,
+		      const void *got, size_t count, char *why, size_t whylen)
+{
+	char *want = malloc(count * t->width + 1);
+	bool ok = true;
+	size_t k;
+
+	for (k = 0; k < count && ok; k++) {
+		if (count > 8192 && (k + (size_t)me) % 16)
+			continue;
+		expect(t, opi, rank, n, want, k);
+		if (memcmp(want + k * t->width, (const char *)got + k * t->width,
+			   t->width)) {
+			snprintf(why, whylen, "element %zu differs", k);
+			ok = false;
+		}
+	}
+	free(want);
+	return ok;
+}
+
 /* MPI_Allreduce (and MPI_IN_PLACE, and MPI_Reduce to the last rank) */
 static bool reduce_ok(MPI_Comm comm, const struct type *t, int opi,
 			 size_t count, bool in_place, bool reduce,
 			 char *why, size_t whylen)
 {
 	int n, r, *rank, root, rc;
-	char *send, *recv, *want;
+	char *send, *recv;
 	bool ok = true;
-	size_t k;
 
 	MPI_Comm_size(comm, &n);
 	MPI_Comm_rank(comm, &r);
@@ -384,7 +409,6 @@ static bool reduce_ok(MPI_Comm comm, const struct type *t, int opi,
 	world_ranks(comm, rank, n);
 	send = malloc(count * t->width + 1);
 	recv = malloc(count * t->width + 1);
-	want = malloc(count * t->width + 1);
 	fill(t, opi, me, send, count);
 	memset(recv, 0x5a, count * t->width);
 	if (in_place)
@@ -400,23 +424,10 @@ static bool reduce_ok(MPI_Comm comm, const struct type *t, int opi,
 		snprintf(why, whylen, "MPI error %d", rc);
 		ok = false;
 	} else if (!reduce || r == root) {
-		/* beyond 8,192 elements each rank checks one in 16, all of
-		 * them checked by some rank
-		 */
-		for (k = 0; k < count && ok; k++) {
-			if (count > 8192 && (k + (size_t)me) % 16)
-				continue;
-			expect(t, opi, rank, n, want, k);
-			if (memcmp(want + k * t->width, recv + k * t->width,
-				   t->width)) {
-				snprintf(why, whylen, "element %zu differs", k);
-				ok = false;
-			}
-		}
+		ok = result_ok(t, opi, rank, n, recv, count, why, whylen);
 	}
 	free(send);
 	free(recv);
-	free(want);
 	free(rank);
 	return ok;
 }
@@ -642,28 +653,18 @@ static void fallback_cases(void)
 	MPI_Type_free(&two);
 }
 
-/* every element of @got (@count of type @ti, op @opi over all ranks) */
+/* @got as op @opi of types[@ti] over every rank of MPI_COMM_WORLD */
 static bool world_result_ok(unsigned int ti, int opi, const void *got,
 			    size_t count, char *why, size_t whylen)
 {
-	const struct type *t = &types[ti];
-	char *want = malloc(count * t->width + 1);
 	int *rank = malloc(nranks * sizeof(*rank));
-	bool ok = true;
-	size_t k;
+	bool ok;
 	int i;
 
 	for (i = 0; i < nranks; i++)
 		rank[i] = i;
-	for (k = 0; k < count && ok; k++) {
-		expect(t, opi, rank, nranks, want, k);
-		if (memcmp(want + k * t->width, (const char *)got +
-			   k * t->width, t->width)) {
-			snprintf(why, whylen, "element %zu differs", k);
-			ok = false;
-		}
-	}
-	free(want);
+	ok = result_ok(&types[ti], opi, rank, nranks, got, count, why,
+		       whylen);
 	free(rank);
 	return ok;
 }
