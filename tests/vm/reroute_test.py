@@ -515,16 +515,12 @@ def main(argv):
             return collectives_around_the_dead()
 
     def drops(nodes):
-        """The frames the nodes' devices dropped, by reason, summed."""
+        """The frames the nodes' devices and ports dropped, by reason."""
         out = {}
-        for c, obj in ((c, o) for c in nodes for o in ("node", "port")):
-            r = subprocess.run([tl.TORUS, "-j", "-s", "-n", sc.rack.ns(c),
-                                obj, "show"], capture_output=True,
-                               text=True)
-            if r.returncode:
-                continue
-            js = tl.loads_strict(r.stdout)
-            for rec in js if isinstance(js, list) else [js]:
+        for c in nodes:
+            recs = [("node", sc.rack.node_json(c))] + [
+                ("port", p) for p in sc.rack.ports_json(c).values()]
+            for obj, rec in recs:
                 for k, v in rec.get("stats", {}).get("drop", {}).items():
                     out[obj + " " + k] = out.get(obj + " " + k, 0) + v
         return out
@@ -563,8 +559,13 @@ def main(argv):
                     for c in live}
             said = {tl.fmt(c): lines for c, lines in said.items() if lines}
             first = sorted(said.items())[:1]
-            dropped = "; frames the rack dropped by reason %s" % {
-                k: v for k, v in drops(live).items() if v} if failed else ""
+            dropped = ""
+            try:
+                if failed:
+                    dropped = "; frames the rack dropped by reason %s" % {
+                        k: v for k, v in drops(live).items() if v}
+            except Exception as e:     # never hides the failure itself
+                dropped = "; drops unread: %s" % e
             return "trees changed on %d survivors %s%s; torusd logged trees " \
                 "or routes on %d survivors, e.g. %s" % (
                     len(moved), moved[:4], dropped, len(said), first)
